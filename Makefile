@@ -1,0 +1,49 @@
+# SQE front door. `make run` starts SQE on its embedded default; `make test` runs every test.
+# Build trees: build/ (release), build-debug/, build-asan/ (what the tests run), build-fuzz/.
+
+SETUP  := scripts/setup.sh
+VENV   := .cache/venv
+NINJA  := ninja
+CMAKE_GEN := cmake -G Ninja -S .
+
+.PHONY: all release debug asan test test-unit test-sql test-tpch run setup fuzz-sql clean bench
+
+all: release
+
+setup:
+	@bash $(SETUP)
+
+release: setup
+	@$(CMAKE_GEN) -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(NINJA) -C build sqe
+
+debug: setup
+	@$(CMAKE_GEN) -B build-debug -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@$(NINJA) -C build-debug
+
+asan: setup
+	@$(CMAKE_GEN) -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSQE_SANITIZE=ON >/dev/null
+	@$(NINJA) -C build-asan
+
+# The whole suite: unit and SQL tests under ASan+UBSan, then the TPC-H oracle (release build).
+test: asan release
+	@bash scripts/run_tests.sh
+
+test-unit: asan
+	@for t in build-asan/unit_*; do $$t || exit 1; done
+
+test-sql: asan
+	@./build-asan/slt_runner tests/sql
+
+run: release
+	@./build/sqe sql
+
+fuzz-sql: setup
+	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
+	@$(NINJA) -C build-fuzz fuzz_sql_bind
+	@mkdir -p .cache/fuzz-sql-corpus
+	@./build-fuzz/fuzz_sql_bind -max_total_time=$${FUZZ_SECONDS:-600} -max_len=4096 -timeout=10 \
+	    -dict=tests/fuzz/sql.dict .cache/fuzz-sql-corpus tests/fuzz/sql_seeds
+
+clean:
+	rm -rf build build-debug build-asan build-fuzz

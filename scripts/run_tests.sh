@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Runs the whole test suite; `make test` calls it once build-asan/ and build/ are built.
+#
+# Stages (each runs even when an earlier one failed):
+#   unit  every build-asan/unit_* executable (cmocka; ASan + UBSan, leaks checked)
+#   sql   build-asan/slt_runner over the sqllogictest corpus tests/sql/
+#   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
+# A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
+# counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
+# tests, sqllogictest records, TPC-H queries); the exit status is 1 when any stage failed.
+# Environment: JOBS (parallel .test files, default: number of cores); TEST_TIMEOUT (seconds per
+# unit executable, default 600; the sql and tpch stages get six times that).
+set -u
+cd "$(dirname "$0")/.."
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+TEST_TIMEOUT="${TEST_TIMEOUT:-600}"
+PYTHON=.cache/venv/bin/python
+
+total_passed=0
+total_failed=0
+failed_stages=0
+summary=()
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+# stage_done NAME PASSED FAILED OK DETAIL: records a stage's outcome.
+stage_done() {
+  local name=$1 passed=$2 failed=$3 ok=$4 detail=$5
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  if [ "$ok" = 1 ]; then
+    summary+=("$(printf '%-5s PASS  %s' "$name" "$detail")")
+  else
+    failed_stages=$((failed_stages + 1))
+    summary+=("$(printf '%-5s FAIL  %s' "$name" "$detail")")
+  fi
+}
+
+stage_note() {
+  echo "note: $2"
+  summary+=("$(printf '%-5s SKIP  %s' "$1" "$2")")
+}
+
+# summary_counts FILE: prints "P F" from the last "N passed, N failed" line of FILE, or nothing.
+summary_counts() {
+  grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1 |
+    sed -E 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/'
+}
+
+# ---- unit ---------------------------------------------------------------------------------------
+echo "== unit tests"
+shopt -s nullglob
+units=(build-asan/unit_*)
+shopt -u nullglob
+if [ ${#units[@]} -eq 0 ]; then
+  stage_note unit "no build-asan/unit_* executables yet"
+else
+  passed=0 failed=0 bad=()
+  for exe in "${units[@]}"; do
+    [ -x "$exe" ] && [ -f "$exe" ] || continue
+    timeout -k 10 "$TEST_TIMEOUT" "$exe" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    p=$(grep -oE '\[  PASSED  \] [0-9]+ test' "$log" | tail -n 1 | grep -oE '[0-9]+' | head -n 1)
+    f=$(grep -oE '\[  FAILED  \] [0-9]+ test' "$log" | tail -n 1 | grep -oE '[0-9]+' | head -n 1)
+    p=${p:-0} f=${f:-0}
+    if [ "$rc" -ne 0 ]; then
+      bad+=("$(basename "$exe")")
+      [ "$f" -eq 0 ] && f=1   # crashed, leaked or timed out outside any test
+      [ "$rc" -eq 124 ] && echo "FAIL $exe: timed out after ${TEST_TIMEOUT}s"
+    fi
+    passed=$((passed + p)) failed=$((failed + f))
+  done
+  detail="$passed passed, $failed failed in ${#units[@]} executables"
+  [ ${#bad[@]} -gt 0 ] && detail="$detail (failing: ${bad[*]})"
+  stage_done unit "$passed" "$failed" "$([ ${#bad[@]} -eq 0 ] && echo 1 || echo 0)" "$detail"
+fi
+
+# ---- sql ----------------------------------------------------------------------------------------
+echo "== sqllogictest (tests/sql)"
+if [ -z "$(find tests/sql -name '*.test' -print -quit 2>/dev/null)" ]; then
+  stage_note sql "no tests/sql/**/*.test files yet"
+elif [ ! -x build-asan/slt_runner ]; then
+  echo "FAIL: build-asan/slt_runner is missing (make asan)"
+  stage_done sql 0 1 0 "build-asan/slt_runner missing"
+else
+  timeout -k 10 $((TEST_TIMEOUT * 6)) build-asan/slt_runner --jobs "$JOBS" tests/sql 2>&1 |
+    tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  stage_done sql "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" "$p passed, $f failed (records)"
+fi
+
+# ---- tpch ---------------------------------------------------------------------------------------
+echo "== TPC-H oracle (SF 0.1, DuckDB)"
+if [ ! -x "$PYTHON" ]; then
+  echo "FAIL: $PYTHON is missing (bash scripts/setup.sh)"
+  stage_done tpch 0 1 0 "no Python virtual environment"
+else
+  timeout -k 10 $((TEST_TIMEOUT * 6)) \
+    "$PYTHON" tests/tpch/run_tpch.py --sf 0.1 --sqe build/sqe 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  ok=$([ "$rc" -eq 0 ] && echo 1 || echo 0)
+  stage_done tpch "$p" "$f" "$ok" "$p passed, $f failed (queries)"
+fi
+
+# ---- summary ------------------------------------------------------------------------------------
+echo "== summary"
+for line in "${summary[@]}"; do echo "$line"; done
+echo "$total_passed passed, $total_failed failed"
+[ "$failed_stages" -eq 0 ]

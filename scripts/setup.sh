@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need, idempotently:
+#   - Debian packages (compiler toolchain, the product's libraries, test tools);
+#   - a Python virtual environment under .cache/venv with the test clients and oracles.
+# A stamp file records the inputs of the last successful run; nothing is redone when they match.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CACHE=.cache
+mkdir -p "$CACHE"
+
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  libedit-dev libpcre2-dev libcmocka-dev libjansson-dev libssl-dev zlib1g-dev tzdata python3-venv)
+PIP_PACKAGES=(pytest==9.2.0 duckdb==2.0.1 tpchgen-cli==4.0.0)
+
+stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
+stamp_file="$CACHE/setup.stamp"
+if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp_value" ] && [ -x "$CACHE/venv/bin/python" ]; then
+  exit 0
+fi
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PYTHON=python3
+if [ ! -x "$CACHE/venv/bin/python" ]; then
+  echo "setup: creating Python virtual environment in $CACHE/venv"
+  "$PYTHON" -m venv "$CACHE/venv"
+fi
+echo "setup: installing Python test tools: ${PIP_PACKAGES[*]}"
+"$CACHE/venv/bin/pip" install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+
+echo "$stamp_value" > "$stamp_file"
+echo "setup: done"

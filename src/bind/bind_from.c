@@ -1,0 +1,459 @@
+/*
+ * bind_from.c: the FROM clause: tables, CTE references, derived tables, UNNEST, table functions,
+ * files, and joins (ON, USING, NATURAL, CROSS, comma lists), building the scope that names in
+ * the rest of the query resolve against.
+ *
+ * INTERFACE: bind_from.
+ * NOTES: join conditions are kept whole as the join's residual; the optimizer extracts
+ * equi-join keys and pushes single-side conjuncts down. USING columns appear once: for FULL
+ * joins as COALESCE(left, right), else the column of the preserved side; the other copies stay
+ * reachable by qualified name only (hidden).
+ */
+#include "bind/bind_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
+                        const char ***names);
+
+static int set_alias_columns(binder *b, const sql_relation *r, plan *p, const char **names,
+                             bind_rel *rel) {
+    if (r->columns.n == 0) return SQE_OK;
+    if ((uint32_t)r->columns.n != p->n_out)
+        return bind_error(b, SQE_ERR_MISMATCHED_COLUMN_ALIASES, r->line, r->col,
+                          "Column alias list has %d entries but '%s' has %u columns available",
+                          r->columns.n, r->alias ? r->alias->text : "relation", p->n_out);
+    for (int i = 0; i < r->columns.n; i++) rel->cols[i].name = r->columns.items[i].name;
+    (void)names;
+    return SQE_OK;
+}
+
+static bind_cte *find_cte(binder *b, const char *name) {
+    for (bind_cte *c = b->ctes; c; c = c->next)
+        if (strcmp(c->item->name.name, name) == 0) return c;
+    return NULL;
+}
+
+static int bind_cte_ref(binder *b, bind_cte *cte, const sql_relation *r, plan **out,
+                        bind_scope *s) {
+    if (cte->depth > 0)
+        return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,
+                          "Recursive reference to WITH query '%s' is not supported",
+                          cte->item->name.text);
+    cte->depth++;
+    bind_cte *saved = b->ctes;
+    b->ctes = cte->visible_from;
+    plan *p;
+    const char **names;
+    /* A CTE body sees only the CTEs defined before it, and never the referencing query's
+     * columns. */
+    int rc = bind_query_node(b, NULL, cte->item->query, &p, &names);
+    b->ctes = saved;
+    cte->depth--;
+    SQE_TRY(rc);
+    const sql_ident_list *cols = &cte->item->columns;
+    if (cols->n) {
+        if ((uint32_t)cols->n != p->n_out)
+            return bind_error(b, SQE_ERR_MISMATCHED_COLUMN_ALIASES, cte->item->line, cte->item->col,
+                              "WITH column alias list has %d entries but WITH query '%s' has %u "
+                              "columns",
+                              cols->n, cte->item->name.text, p->n_out);
+        for (int i = 0; i < cols->n; i++) names[i] = cols->items[i].name;
+    }
+    bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : cte->item->name.name, names);
+    BIND_CHECK(b, rel);
+    SQE_TRY(set_alias_columns(b, r, p, names, rel));
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = p;
+    return SQE_OK;
+}
+
+static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *s) {
+    const sql_qname *qn = &r->u.table.name;
+    if (qn->n_parts == 1) {
+        bind_cte *cte = find_cte(b, qn->parts[0].name);
+        if (cte) return bind_cte_ref(b, cte, r, out, s);
+    }
+    if (r->u.table.version != SQL_VERSION_NONE)
+        return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,
+                          "This connector does not support versioned tables");
+    catalog *cat;
+    const char *schema, *name;
+    SQE_TRY(bind_resolve_table_name(b->env, qn, &cat, &schema, &name, b->err));
+    cat_table *t;
+    int rc = catalog_get_table(cat, schema, name, &t, b->err);
+    if (rc) {
+        if (b->err) {
+            b->err->line = r->line;
+            b->err->column = r->col;
+        }
+        return rc;
+    }
+    rc = plan_ctx_add_table(b->pctx, t, b->err);
+    cat_table_unref(t);
+    SQE_TRY(rc);
+    plan *p = plan_new(b->pctx, PLAN_SCAN, 0, t->n_columns);
+    BIND_CHECK(b, p);
+    p->u.scan.table = t;
+    p->u.scan.columns = ARENA_ARRAY(b->pctx->arena, uint32_t, t->n_columns + 1);
+    BIND_CHECK(b, p->u.scan.columns);
+    const char **names = ARENA_ARRAY(b->pctx->arena, const char *, t->n_columns + 1);
+    BIND_CHECK(b, names);
+    for (uint32_t i = 0; i < t->n_columns; i++) {
+        p->out[i].id = plan_new_col(b->pctx);
+        p->out[i].type = t->columns[i].type;
+        p->out[i].name = t->columns[i].name;
+        p->u.scan.columns[i] = i;
+        names[i] = t->columns[i].name;
+    }
+    p->est_rows = (double)t->data.n_rows;
+    bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : name, names);
+    BIND_CHECK(b, rel);
+    if (!r->alias) {
+        rel->schema = t->schema;
+        rel->catalog = t->catalog;
+    }
+    SQE_TRY(set_alias_columns(b, r, p, names, rel));
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = p;
+    return SQE_OK;
+}
+
+static int bind_derived(binder *b, bind_scope *outer, const sql_relation *r, plan **out,
+                        bind_scope *s) {
+    plan *p;
+    const char **names;
+    SQE_TRY(bind_query_node(b, r->u.subquery.lateral ? outer : NULL, r->u.subquery.query, &p, &names));
+    bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : NULL, names);
+    BIND_CHECK(b, rel);
+    SQE_TRY(set_alias_columns(b, r, p, names, rel));
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = p;
+    return SQE_OK;
+}
+
+/* A plan producing exactly one row and no columns (FROM-less SELECT, standalone UNNEST). */
+static plan *single_row(binder *b) {
+    plan *p = plan_new(b->pctx, PLAN_VALUES, 0, 0);
+    if (p) {
+        p->u.values.n_rows = 1;
+        p->est_rows = 1;
+    }
+    return p;
+}
+
+/* UNNEST(a, b, ...) [WITH ORDINALITY] over `input` (single row, or the left side of a lateral
+ * join), binding the array expressions in scope `args_scope`. */
+static int bind_unnest(binder *b, bind_scope *args_scope, plan *input, const sql_relation *r,
+                       plan **out, bind_scope *s) {
+    uint32_t n = (uint32_t)r->u.unnest.args.n;
+    bexpr **arrays = ARENA_ARRAY(b->pctx->arena, bexpr *, n + 1);
+    BIND_CHECK(b, arrays);
+    uint32_t n_cols = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        SQE_TRY(bind_expr(b, args_scope, r->u.unnest.args.items[i], &arrays[i]));
+        sqe_type t = arrays[i]->type;
+        if (t.id == TYPE_ARRAY)
+            n_cols += 1;
+        else if (t.id == TYPE_MAP)
+            n_cols += 2;
+        else
+            return bind_error(b, SQE_ERR_TYPE_MISMATCH, arrays[i]->line, arrays[i]->col,
+                              "Cannot unnest type: not an array or map");
+    }
+    if (r->u.unnest.with_ordinality) n_cols++;
+    plan *u = plan_new(b->pctx, PLAN_UNNEST, 1, input->n_out + n_cols);
+    BIND_CHECK(b, u);
+    u->children[0] = input;
+    memcpy(u->out, input->out, input->n_out * sizeof(plan_col));
+    u->u.unnest.arrays = arrays;
+    u->u.unnest.n_arrays = n;
+    u->u.unnest.ordinality = r->u.unnest.with_ordinality;
+    u->u.unnest.n_child_out = input->n_out;
+    uint32_t k = input->n_out;
+    for (uint32_t i = 0; i < n; i++) {
+        sqe_type t = arrays[i]->type;
+        for (uint32_t c = 0; c < (t.id == TYPE_MAP ? 2u : 1u); c++) {
+            u->out[k].id = plan_new_col(b->pctx);
+            u->out[k].type = t.nested->children[c];
+            k++;
+        }
+    }
+    if (r->u.unnest.with_ordinality) {
+        u->out[k].id = plan_new_col(b->pctx);
+        u->out[k].type = type_make(TYPE_BIGINT);
+    }
+    /* Arrays of rows expand into one column per field (Trino). */
+    plan *top = u;
+    uint32_t n_fields = 0;
+    for (uint32_t i = input->n_out; i < u->n_out; i++)
+        n_fields += u->out[i].type.id == TYPE_ROW && n == 1 && !r->u.unnest.with_ordinality
+                        ? u->out[i].type.nested->n_children
+                        : 1;
+    bool expand = n_fields != u->n_out - input->n_out;
+    if (expand) {
+        uint32_t total = input->n_out + n_fields;
+        bexpr **exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, total);
+        BIND_CHECK(b, exprs);
+        uint32_t j = 0;
+        for (uint32_t i = 0; i < input->n_out; i++) exprs[j++] = bexpr_column(b->pctx, u->out[i].id, u->out[i].type);
+        for (uint32_t i = input->n_out; i < u->n_out; i++) {
+            sqe_type t = u->out[i].type;
+            bexpr *col = bexpr_column(b->pctx, u->out[i].id, t);
+            BIND_CHECK(b, col);
+            for (uint32_t f = 0; f < t.nested->n_children; f++) {
+                bexpr *fe = bexpr_new(b->pctx, BEXPR_FIELD, t.nested->children[f], 1);
+                BIND_CHECK(b, fe);
+                fe->args[0] = col;
+                fe->u.field = f;
+                exprs[j++] = fe;
+            }
+        }
+        top = bind_make_project(b, u, exprs, NULL, total);
+        BIND_CHECK(b, top);
+    }
+    /* The relation exposes only the unnested columns. */
+    uint32_t n_new = top->n_out - input->n_out;
+    bind_rel *rel = ARENA_NEW(b->pctx->arena, bind_rel);
+    BIND_CHECK(b, rel);
+    rel->alias = r->alias ? r->alias->name : NULL;
+    rel->cols = ARENA_ARRAY(b->pctx->arena, bind_rel_col, n_new + 1);
+    BIND_CHECK(b, rel->cols);
+    rel->n_cols = n_new;
+    if (r->columns.n && (uint32_t)r->columns.n != n_new)
+        return bind_error(b, SQE_ERR_MISMATCHED_COLUMN_ALIASES, r->line, r->col,
+                          "Column alias list has %d entries but UNNEST has %u columns",
+                          r->columns.n, n_new);
+    for (uint32_t i = 0; i < n_new; i++) {
+        const plan_col *pc = &top->out[input->n_out + i];
+        rel->cols[i].id = pc->id;
+        rel->cols[i].type = pc->type;
+        rel->cols[i].name = r->columns.n ? r->columns.items[i].name : NULL;
+        if (!rel->cols[i].name) {
+            const sqe_type *rt = NULL;
+            (void)rt;
+            rel->cols[i].name = arena_sprintf(b->pctx->arena, "_col%u", i);
+        }
+    }
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = top;
+    return SQE_OK;
+}
+
+static const bind_rel_col *scope_col(const bind_scope *s, uint32_t first_rel, uint32_t n_rels,
+                                     const char *name) {
+    const bind_rel_col *found = NULL;
+    for (uint32_t r = first_rel; r < first_rel + n_rels; r++)
+        for (uint32_t c = 0; c < s->rels[r].n_cols; c++)
+            if (!s->rels[r].cols[c].hidden && s->rels[r].cols[c].name &&
+                strcmp(s->rels[r].cols[c].name, name) == 0 && !found)
+                found = &s->rels[r].cols[c];
+    return found;
+}
+
+static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan **out,
+                     bind_scope *s) {
+    bind_scope left_scope, right_scope;
+    memset(&left_scope, 0, sizeof left_scope);
+    memset(&right_scope, 0, sizeof right_scope);
+    left_scope.parent = outer;
+    plan *left, *right;
+    SQE_TRY(bind_from(b, outer, r->u.join.left, &left, &left_scope));
+    const sql_relation *rr = r->u.join.right;
+    bool lateral_unnest = rr->kind == SQL_REL_UNNEST;
+    bool lateral_query = rr->kind == SQL_REL_SUBQUERY && rr->u.subquery.lateral;
+    if (lateral_unnest) {
+        /* UNNEST may reference the left side: it runs on the left's rows. */
+        right_scope.parent = outer;
+        left_scope.parent = outer;
+        bind_scope args_scope = left_scope;
+        plan *un;
+        SQE_TRY(bind_unnest(b, &args_scope, left, rr, &un, &right_scope));
+        for (uint32_t i = 0; i < left_scope.n_rels; i++) SQE_TRY(bind_scope_add(b, s, &left_scope.rels[i]));
+        for (uint32_t i = 0; i < right_scope.n_rels; i++) SQE_TRY(bind_scope_add(b, s, &right_scope.rels[i]));
+        plan *p = un;
+        if (r->u.join.on) {
+            bexpr *cond;
+            SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &cond));
+            bool is_true = cond->kind == BEXPR_CONST && !vec_is_null(cond->u.constant, 0) &&
+                           VEC_DATA(cond->u.constant, uint8_t)[0];
+            if (r->u.join.type == SQL_JOIN_LEFT && is_true) {
+                plan *q = un;
+                while (q->kind != PLAN_UNNEST) q = q->children[0];
+                q->u.unnest.outer = true;
+            } else if (!is_true) {
+                if (r->u.join.type != SQL_JOIN_INNER)
+                    return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,
+                                      "LEFT JOIN with UNNEST supports only ON true");
+                p = bind_make_filter(b, un, cond);
+                BIND_CHECK(b, p);
+            }
+        }
+        *out = p;
+        return SQE_OK;
+    }
+    right_scope.parent = lateral_query ? &left_scope : outer;
+    SQE_TRY(bind_from(b, right_scope.parent, rr, &right, &right_scope));
+    if (lateral_query && right_scope.used_outer)
+        return bind_error(b, SQE_ERR_NOT_SUPPORTED, rr->line, rr->col,
+                          "Correlated LATERAL subqueries are not supported yet");
+    for (uint32_t i = 0; i < left_scope.n_rels; i++) SQE_TRY(bind_scope_add(b, s, &left_scope.rels[i]));
+    uint32_t first_right = s->n_rels;
+    for (uint32_t i = 0; i < right_scope.n_rels; i++) SQE_TRY(bind_scope_add(b, s, &right_scope.rels[i]));
+
+    uint8_t jt;
+    switch (r->u.join.type) {
+    case SQL_JOIN_LEFT: jt = JOIN_LEFT; break;
+    case SQL_JOIN_RIGHT: jt = JOIN_RIGHT; break;
+    case SQL_JOIN_FULL: jt = JOIN_FULL; break;
+    case SQL_JOIN_CROSS: jt = JOIN_CROSS; break;
+    default: jt = JOIN_INNER; break;
+    }
+    plan *j = plan_new(b->pctx, PLAN_JOIN, 2, left->n_out + right->n_out);
+    BIND_CHECK(b, j);
+    j->children[0] = left;
+    j->children[1] = right;
+    memcpy(j->out, left->out, left->n_out * sizeof(plan_col));
+    memcpy(j->out + left->n_out, right->out, right->n_out * sizeof(plan_col));
+    j->u.join.type = jt;
+
+    /* USING / NATURAL: equality on the named columns, one visible copy. */
+    sql_ident_list using = r->u.join.using;
+    const char **natural = NULL;
+    uint32_t n_natural = 0;
+    if (r->u.join.natural) {
+        natural = ARENA_ARRAY(b->pctx->arena, const char *, 64);
+        BIND_CHECK(b, natural);
+        for (uint32_t rel = 0; rel < left_scope.n_rels; rel++)
+            for (uint32_t c = 0; c < left_scope.rels[rel].n_cols && n_natural < 64; c++) {
+                const char *nm = left_scope.rels[rel].cols[c].name;
+                if (nm && scope_col(s, first_right, right_scope.n_rels, nm)) natural[n_natural++] = nm;
+            }
+    }
+    uint32_t n_using = natural ? n_natural : (uint32_t)using.n;
+    if (n_using) {
+        bexpr **conds = ARENA_ARRAY(b->pctx->arena, bexpr *, n_using);
+        bexpr **coalesced = ARENA_ARRAY(b->pctx->arena, bexpr *, n_using);
+        BIND_CHECK(b, conds && coalesced);
+        bind_rel using_rel;
+        memset(&using_rel, 0, sizeof using_rel);
+        using_rel.cols = ARENA_ARRAY(b->pctx->arena, bind_rel_col, n_using);
+        BIND_CHECK(b, using_rel.cols);
+        for (uint32_t i = 0; i < n_using; i++) {
+            const char *nm = natural ? natural[i] : using.items[i].name;
+            int line = natural ? r->line : using.items[i].line;
+            int col = natural ? r->col : using.items[i].col;
+            const bind_rel_col *lc = scope_col(s, 0, first_right, nm);
+            const bind_rel_col *rc2 = scope_col(s, first_right, right_scope.n_rels, nm);
+            if (!lc || !rc2)
+                return bind_error(b, SQE_ERR_COLUMN_NOT_FOUND, line, col,
+                                  "Column '%s' is missing from %s side of join", nm,
+                                  lc ? "right" : "left");
+            bexpr *le = bexpr_column(b->pctx, lc->id, lc->type);
+            bexpr *re = bexpr_column(b->pctx, rc2->id, rc2->type);
+            BIND_CHECK(b, le && re);
+            SQE_TRY(bind_comparison(b, SQL_OP_EQ, le, re, line, col, &conds[i]));
+            /* the visible column */
+            sqe_type common;
+            if (!type_common_super(lc->type, rc2->type, &common)) common = lc->type;
+            using_rel.cols[i].name = nm;
+            if (jt == JOIN_FULL) {
+                bexpr *co = bexpr_new(b->pctx, BEXPR_COALESCE, common, 2);
+                BIND_CHECK(b, co);
+                SQE_TRY(bind_cast(b, le, common, false, line, col, &co->args[0]));
+                SQE_TRY(bind_cast(b, re, common, false, line, col, &co->args[1]));
+                coalesced[i] = co;
+            } else {
+                coalesced[i] = jt == JOIN_RIGHT ? re : le;
+            }
+            using_rel.cols[i].type = coalesced[i]->type;
+        }
+        j->u.join.residual = bexpr_make_and(b->pctx, conds, n_using);
+        plan *p = j;
+        if (jt == JOIN_FULL) {
+            /* project all join columns plus the coalesced ones */
+            uint32_t total = j->n_out + n_using;
+            bexpr **exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, total);
+            BIND_CHECK(b, exprs);
+            for (uint32_t i = 0; i < j->n_out; i++) exprs[i] = bexpr_column(b->pctx, j->out[i].id, j->out[i].type);
+            for (uint32_t i = 0; i < n_using; i++) exprs[j->n_out + i] = coalesced[i];
+            p = bind_make_project(b, j, exprs, NULL, total);
+            BIND_CHECK(b, p);
+            for (uint32_t i = 0; i < n_using; i++) using_rel.cols[i].id = p->out[j->n_out + i].id;
+        } else {
+            for (uint32_t i = 0; i < n_using; i++) using_rel.cols[i].id = coalesced[i]->u.col;
+        }
+        using_rel.n_cols = n_using;
+        /* hide the per-side copies from unqualified lookup and from `*` */
+        for (uint32_t rel = 0; rel < s->n_rels; rel++)
+            for (uint32_t c = 0; c < s->rels[rel].n_cols; c++)
+                for (uint32_t i = 0; i < n_using; i++)
+                    if (s->rels[rel].cols[c].name &&
+                        strcmp(s->rels[rel].cols[c].name, using_rel.cols[i].name) == 0) {
+                        bind_rel_col *copy = ARENA_ARRAY(b->pctx->arena, bind_rel_col, s->rels[rel].n_cols);
+                        BIND_CHECK(b, copy);
+                        memcpy(copy, s->rels[rel].cols, s->rels[rel].n_cols * sizeof(bind_rel_col));
+                        copy[c].hidden = true;
+                        s->rels[rel].cols = copy;
+                    }
+        /* the USING columns come first in `*` (Trino order) */
+        if (s->n_rels == s->cap_rels) {
+            SQE_TRY(bind_scope_add(b, s, &using_rel)); /* grows the array */
+            s->n_rels--;
+        }
+        memmove(&s->rels[1], &s->rels[0], s->n_rels * sizeof(bind_rel));
+        s->rels[0] = using_rel;
+        s->n_rels++;
+        *out = p;
+        return SQE_OK;
+    }
+    if (r->u.join.on) {
+        bexpr *cond;
+        SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &cond));
+        if (bexpr_has_subquery(cond))
+            return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->u.join.on->line, r->u.join.on->col,
+                              "Subqueries in JOIN ON conditions are not supported");
+        j->u.join.residual = cond;
+    } else if (jt != JOIN_CROSS && jt != JOIN_INNER) {
+        return bind_error(b, SQE_ERR_SYNTAX_ERROR, r->line, r->col, "Join requires an ON or USING clause");
+    }
+    if (jt == JOIN_INNER && !j->u.join.residual) j->u.join.type = JOIN_CROSS;
+    *out = j;
+    return SQE_OK;
+}
+
+int bind_from(binder *b, bind_scope *outer, const sql_relation *r, plan **out, bind_scope *s) {
+    if (++b->depth > SQL_MAX_DEPTH) {
+        b->depth--;
+        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col, "Query nesting too deep");
+    }
+    int rc;
+    switch (r->kind) {
+    case SQL_REL_TABLE: rc = bind_table(b, r, out, s); break;
+    case SQL_REL_SUBQUERY: rc = bind_derived(b, outer, r, out, s); break;
+    case SQL_REL_UNNEST: {
+        plan *one = single_row(b);
+        rc = one ? bind_unnest(b, outer ? outer : s, one, r, out, s) : bind_nomem(b);
+        break;
+    }
+    case SQL_REL_FUNCTION:
+    case SQL_REL_FILE: {
+        const char **names;
+        rc = bind_table_function(b, s, r, out, &names);
+        if (rc) break;
+        bind_rel *rel = bind_rel_from_plan(b, *out, r->alias ? r->alias->name : NULL, names);
+        if (!rel) {
+            rc = bind_nomem(b);
+            break;
+        }
+        rc = set_alias_columns(b, r, *out, names, rel);
+        if (!rc) rc = bind_scope_add(b, s, rel);
+        break;
+    }
+    case SQL_REL_JOIN: rc = bind_join(b, outer, r, out, s); break;
+    default: rc = bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col, "Unsupported relation"); break;
+    }
+    b->depth--;
+    return rc;
+}

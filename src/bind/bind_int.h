@@ -1,0 +1,135 @@
+/*
+ * bind_int.h: the binder's private state: scopes (what names mean), the aggregation and window
+ * contexts of a SELECT, and the helpers shared by the bind_*.c files.
+ */
+#ifndef SQE_BIND_BIND_INT_H
+#define SQE_BIND_BIND_INT_H
+
+#include "bind/bind.h"
+#include "common/strbuf.h"
+#include "sql/sql.h"
+
+/* One relation visible in a FROM clause: its alias and columns. */
+typedef struct bind_rel_col {
+    const char *name;
+    plan_col_id id;
+    sqe_type type;
+    bool hidden; /* not expanded by * (e.g. the right copy of a USING column) */
+} bind_rel_col;
+
+typedef struct bind_rel {
+    const char *alias;   /* table alias or table name; NULL for anonymous subqueries */
+    const char *schema;  /* for schema.table.column references (NULL if not a table) */
+    const char *catalog;
+    bind_rel_col *cols;
+    uint32_t n_cols;
+} bind_rel;
+
+typedef struct bind_scope bind_scope;
+struct bind_scope {
+    bind_scope *parent;   /* the enclosing query (correlated references) */
+    bind_rel *rels;
+    uint32_t n_rels, cap_rels;
+    bool used_outer;      /* a name resolved in a parent scope */
+};
+
+/* Aggregation context of one SELECT: aggregates found while binding its expressions. */
+typedef struct bind_agg_ctx {
+    plan_agg *aggs;
+    uint32_t n_aggs, cap_aggs;
+    bexpr **groups;       /* bound grouping expressions (over the FROM scope) */
+    uint32_t n_groups;
+    plan_col_id *group_cols;
+    plan_col_id grouping_id; /* when grouping sets are used */
+    bool has_sets;
+    bind_scope *from_scope;
+} bind_agg_ctx;
+
+typedef struct bind_win_ctx {
+    plan_window_func *funcs;
+    uint32_t n_funcs, cap_funcs;
+    const sql_window_def *defs; /* WINDOW clause */
+    int n_defs;
+} bind_win_ctx;
+
+/* Lambda parameters in scope while binding a lambda body. */
+typedef struct bind_lambda_scope {
+    struct bind_lambda_scope *parent;
+    const sql_ident *names;
+    plan_col_id *ids;
+    sqe_type *types;
+    uint32_t n;
+} bind_lambda_scope;
+
+/* A common table expression in scope. */
+typedef struct bind_cte {
+    const sql_with_item *item;
+    struct bind_cte *next;
+    struct bind_cte *visible_from; /* CTEs visible inside this one's body */
+    int depth;                     /* recursion guard */
+} bind_cte;
+
+typedef struct binder {
+    plan_ctx *pctx;
+    const bind_env *env;
+    sqe_error *err;
+    bind_cte *ctes;
+    bind_agg_ctx *agg;           /* non-NULL while aggregates may appear */
+    bind_win_ctx *win;           /* non-NULL while window functions may appear */
+    bind_lambda_scope *lambdas;
+    const char *clause;          /* "WHERE", "GROUP BY", ... for messages */
+    int depth;
+} binder;
+
+/* Errors. */
+int bind_error(binder *b, int code, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+int bind_nomem(binder *b);
+#define BIND_CHECK(b, ptr)                                                                         \
+    do {                                                                                           \
+        if (!(ptr)) return bind_nomem(b);                                                          \
+    } while (0)
+
+/* Scopes (bind_scope.c). */
+int bind_scope_add(binder *b, bind_scope *s, const bind_rel *rel);
+bind_rel *bind_rel_from_plan(binder *b, const plan *p, const char *alias, const char **names);
+/* Resolves a (possibly qualified) column name. On success *out is a column reference; names
+ * that resolve to a ROW field path produce BEXPR_FIELD nodes. */
+int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line, int col,
+                      bexpr **out);
+
+/* Expressions (bind_expr.c). */
+int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out);
+int bind_bool_expr(binder *b, bind_scope *s, const sql_expr *e, const char *clause, bexpr **out);
+int bind_cast(binder *b, bexpr *e, sqe_type to, bool explicit_cast, int line, int col,
+              bexpr **out);
+int bind_call_scalar(binder *b, const char *name, bexpr **args, uint32_t n_args, int line,
+                     int col, bexpr **out);
+int bind_comparison(binder *b, int op, bexpr *l, bexpr *r, int line, int col, bexpr **out);
+int bind_common_type(binder *b, bexpr **items, uint32_t n, int line, int col, const char *what,
+                     sqe_type *out);
+bool bexpr_equal(const bexpr *a, const bexpr *c);
+bool bind_contains_aggregate(const sql_expr *e);
+int bind_type_name(binder *b, const sql_type_name *t, sqe_type *out);
+
+/* Literals (bind_literal.c). */
+int bind_literal(binder *b, const sql_expr *e, bexpr **out);
+
+/* Queries (bind_query.c, bind_from.c, bind_select.c). */
+int bind_query_node(binder *b, bind_scope *outer, const sql_query *q, plan **out,
+                    const char ***names);
+int bind_from(binder *b, bind_scope *outer, const sql_relation *r, plan **out, bind_scope *s);
+int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out,
+                const char ***names);
+
+/* Subqueries (bind_subquery.c): rewrites *input so that e no longer contains BEXPR_SUBQUERY
+ * nodes (they become joins plus column references). top_filter: e is a WHERE/HAVING conjunct,
+ * so EXISTS/IN may become SEMI/ANTI joins and *e may become NULL (fully absorbed). */
+int bind_plan_subqueries(binder *b, plan **input, bexpr **e, bool top_filter);
+bool bexpr_has_subquery(const bexpr *e);
+
+/* Plan helpers. */
+plan *bind_make_filter(binder *b, plan *input, bexpr *cond);
+plan *bind_make_project(binder *b, plan *input, bexpr **exprs, const char **names, uint32_t n);
+
+#endif

@@ -1,0 +1,501 @@
+/*
+ * bind_subquery.c: subqueries in expressions become joins (decorrelation), so no query runs a
+ * subquery once per row.
+ *
+ * INTERFACE: bind_plan_subqueries.
+ * NOTES: a correlated subquery refers to columns of the enclosing query. Its correlated
+ * conjuncts are pulled up out of the subquery's filters (through projections, inner joins and
+ * aggregations; an aggregation gains the inner side of each pulled equality as a grouping key)
+ * and become the join condition:
+ *   EXISTS / NOT EXISTS in WHERE      -> SEMI / ANTI join
+ *   x IN (subquery) in WHERE          -> SEMI join on x = value
+ *   EXISTS, IN, ANY, ALL elsewhere    -> MARK join; the expression reads the mark column
+ *                                        (IN and NOT IN are NULL-aware)
+ *   scalar subquery, uncorrelated     -> cross join with the single row it returns
+ *   scalar aggregate, correlated      -> LEFT join with the subquery grouped by the correlation
+ *                                        keys; its projection is evaluated above the join, with
+ *                                        count-like aggregates COALESCEd to 0 (the count bug)
+ *   other scalar, correlated          -> SINGLE join (error if a row matches twice)
+ * Shapes that cannot be decorrelated this way fail with NOT_SUPPORTED naming the reason.
+ */
+#include "bind/bind_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A set of column ids as a bitmap (ids are dense per query). */
+typedef struct idset {
+    uint64_t *bits;
+    uint32_t n_words;
+} idset;
+
+static int idset_init(binder *b, idset *s) {
+    s->n_words = (b->pctx->next_col + 64) / 64;
+    s->bits = ARENA_ARRAY(b->pctx->arena, uint64_t, s->n_words);
+    return s->bits ? SQE_OK : bind_nomem(b);
+}
+static void idset_add(idset *s, plan_col_id id) {
+    if (id / 64 < s->n_words) s->bits[id / 64] |= (uint64_t)1 << (id % 64);
+}
+static bool idset_has(const idset *s, plan_col_id id) {
+    return id / 64 < s->n_words && ((s->bits[id / 64] >> (id % 64)) & 1);
+}
+
+static void add_cb(void *ud, plan_col_id id) { idset_add(ud, id); }
+
+static void lambda_params(const bexpr *e, idset *s) {
+    if (!e) return;
+    if (e->kind == BEXPR_LAMBDA)
+        for (uint32_t i = 0; i < e->u.lambda.n_params; i++) idset_add(s, e->u.lambda.params[i]);
+    for (uint32_t i = 0; i < e->n_args; i++) lambda_params(e->args[i], s);
+}
+
+typedef struct collect_state {
+    idset *produced;
+    idset *referenced;
+} collect_state;
+
+static void collect_expr_cb(void *ud, bexpr **slot) {
+    collect_state *st = ud;
+    bexpr_visit_cols(*slot, add_cb, st->referenced);
+    lambda_params(*slot, st->produced);
+}
+
+/* Columns produced anywhere in p and columns referenced by p's expressions. */
+static void collect(plan *p, idset *produced, idset *referenced) {
+    for (uint32_t i = 0; i < p->n_out; i++) idset_add(produced, p->out[i].id);
+    if (p->kind == PLAN_AGGREGATE && p->u.agg.n_sets) idset_add(produced, p->u.agg.grouping_id);
+    collect_state st = {produced, referenced};
+    plan_for_each_expr(p, collect_expr_cb, &st);
+    for (uint32_t i = 0; i < p->n_children; i++) collect(p->children[i], produced, referenced);
+}
+
+/* Does p reference columns it does not produce (outer columns)? */
+static int is_correlated(binder *b, plan *p, bool *out) {
+    idset prod, ref;
+    SQE_TRY(idset_init(b, &prod));
+    SQE_TRY(idset_init(b, &ref));
+    collect(p, &prod, &ref);
+    *out = false;
+    for (uint32_t w = 0; w < ref.n_words; w++)
+        if (ref.bits[w] & ~prod.bits[w]) *out = true;
+    return SQE_OK;
+}
+
+typedef struct refs_state {
+    const idset *inner;
+    bool any_inner, any_outer;
+} refs_state;
+
+static void refs_cb(void *ud, plan_col_id id) {
+    refs_state *st = ud;
+    if (idset_has(st->inner, id))
+        st->any_inner = true;
+    else
+        st->any_outer = true;
+}
+
+/* Classifies e's column references against the inner (subquery) columns. */
+static void classify(const bexpr *e, const idset *inner, bool *has_inner, bool *has_outer) {
+    refs_state st = {inner, false, false};
+    bexpr_visit_cols(e, refs_cb, &st);
+    *has_inner = st.any_inner;
+    *has_outer = st.any_outer;
+}
+
+typedef struct pull_ctx {
+    binder *b;
+    idset inner;          /* every column produced inside the subquery */
+    bexpr_list pulled;    /* correlated conjuncts pulled so far */
+    int line, col;
+} pull_ctx;
+
+static int unsupported(pull_ctx *pc, const char *why) {
+    return bind_error(pc->b, SQE_ERR_NOT_SUPPORTED, pc->line, pc->col,
+                      "Given correlated subquery is not supported: %s", why);
+}
+
+static int subtree_correlated(pull_ctx *pc, plan *p, bool *out) { return is_correlated(pc->b, p, out); }
+
+/* Adds pass-through columns to projection p for every inner column that pulled conjuncts
+ * (from index `from`) reference and p does not output. */
+static int expose_through_project(pull_ctx *pc, plan *p, uint32_t from) {
+    binder *b = pc->b;
+    plan *child = p->children[0];
+    for (uint32_t k = from; k < pc->pulled.n; k++) {
+        idset refs;
+        SQE_TRY(idset_init(b, &refs));
+        bexpr_visit_cols(pc->pulled.items[k], add_cb, &refs);
+        for (uint32_t c = 0; c < child->n_out; c++) {
+            plan_col_id id = child->out[c].id;
+            if (!idset_has(&refs, id) || plan_find_col(p, id) >= 0) continue;
+            plan_col *out = ARENA_ARRAY(b->pctx->arena, plan_col, p->n_out + 1);
+            bexpr **exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, p->n_out + 1);
+            BIND_CHECK(b, out && exprs);
+            memcpy(out, p->out, p->n_out * sizeof(plan_col));
+            memcpy(exprs, p->u.project.exprs, p->n_out * sizeof(bexpr *));
+            out[p->n_out] = child->out[c];
+            exprs[p->n_out] = bexpr_column(b->pctx, id, child->out[c].type);
+            BIND_CHECK(b, exprs[p->n_out]);
+            p->out = out;
+            p->u.project.exprs = exprs;
+            p->n_out++;
+        }
+    }
+    return SQE_OK;
+}
+
+static int pull_up(pull_ctx *pc, plan **pp);
+
+/* Pulls correlated conjuncts out of a filter condition (or join residual). */
+static int pull_conjuncts(pull_ctx *pc, bexpr **cond) {
+    if (!*cond) return SQE_OK;
+    bexpr_list conj = {0}, keep = {0};
+    SQE_TRY(bexpr_split_and(pc->b->pctx, *cond, &conj));
+    for (uint32_t i = 0; i < conj.n; i++) {
+        bool in, out;
+        classify(conj.items[i], &pc->inner, &in, &out);
+        if (out && !bexpr_has_subquery(conj.items[i]))
+            SQE_TRY(bexpr_list_push(pc->b->pctx, &pc->pulled, conj.items[i]));
+        else
+            SQE_TRY(bexpr_list_push(pc->b->pctx, &keep, conj.items[i]));
+    }
+    *cond = bexpr_make_and(pc->b->pctx, keep.items, keep.n);
+    return SQE_OK;
+}
+
+static int pull_through_aggregate(pull_ctx *pc, plan *p, uint32_t from) {
+    binder *b = pc->b;
+    if (p->u.agg.n_sets) return unsupported(pc, "grouping sets");
+    for (uint32_t k = from; k < pc->pulled.n; k++) {
+        bexpr *c = pc->pulled.items[k];
+        /* must be inner_expr = outer_expr */
+        if (c->kind != BEXPR_CALL || !c->u.call.name || strcmp(c->u.call.name, "$eq") != 0 || c->n_args != 2)
+            return unsupported(pc, "a non-equality correlated predicate below an aggregation");
+        bool in0, out0, in1, out1;
+        classify(c->args[0], &pc->inner, &in0, &out0);
+        classify(c->args[1], &pc->inner, &in1, &out1);
+        int inner_side;
+        if (in0 && !out0 && out1 && !in1)
+            inner_side = 0;
+        else if (in1 && !out1 && out0 && !in0)
+            inner_side = 1;
+        else
+            return unsupported(pc, "a correlated predicate mixing inner and outer columns");
+        bexpr *inner_expr = c->args[inner_side];
+        /* reuse an existing equal group key */
+        uint32_t g = p->u.agg.n_groups;
+        for (uint32_t i = 0; i < p->u.agg.n_groups; i++)
+            if (bexpr_equal(p->u.agg.groups[i], inner_expr)) g = i;
+        plan_col_id gid;
+        if (g == p->u.agg.n_groups) {
+            uint32_t ng = p->u.agg.n_groups + 1;
+            bexpr **groups = ARENA_ARRAY(b->pctx->arena, bexpr *, ng);
+            plan_col *out = ARENA_ARRAY(b->pctx->arena, plan_col, p->n_out + 1);
+            BIND_CHECK(b, groups && out);
+            if (p->u.agg.n_groups) memcpy(groups, p->u.agg.groups, p->u.agg.n_groups * sizeof(bexpr *));
+            groups[ng - 1] = inner_expr;
+            /* out: groups first, then aggregates */
+            memcpy(out, p->out, p->u.agg.n_groups * sizeof(plan_col));
+            gid = plan_new_col(b->pctx);
+            out[ng - 1].id = gid;
+            out[ng - 1].type = inner_expr->type;
+            out[ng - 1].name = NULL;
+            memcpy(out + ng, p->out + p->u.agg.n_groups, (p->n_out - p->u.agg.n_groups) * sizeof(plan_col));
+            p->u.agg.groups = groups;
+            p->u.agg.n_groups = ng;
+            p->out = out;
+            p->n_out++;
+            idset_add(&pc->inner, gid);
+        } else {
+            gid = p->out[g].id;
+        }
+        bexpr *eq = bexpr_copy(b->pctx, c);
+        BIND_CHECK(b, eq);
+        eq->args[inner_side] = bexpr_column(b->pctx, gid, inner_expr->type);
+        BIND_CHECK(b, eq->args[inner_side]);
+        pc->pulled.items[k] = eq;
+    }
+    return SQE_OK;
+}
+
+static int pull_up(pull_ctx *pc, plan **pp) {
+    plan *p = *pp;
+    bool corr;
+    SQE_TRY(subtree_correlated(pc, p, &corr));
+    if (!corr) return SQE_OK;
+    uint32_t from = pc->pulled.n;
+    switch (p->kind) {
+    case PLAN_FILTER:
+        SQE_TRY(pull_up(pc, &p->children[0]));
+        SQE_TRY(pull_conjuncts(pc, &p->u.filter.cond));
+        if (!p->u.filter.cond) {
+            *pp = p->children[0];
+            return SQE_OK;
+        }
+        break;
+    case PLAN_PROJECT:
+        SQE_TRY(pull_up(pc, &p->children[0]));
+        SQE_TRY(expose_through_project(pc, p, from));
+        break;
+    case PLAN_AGGREGATE:
+        SQE_TRY(pull_up(pc, &p->children[0]));
+        SQE_TRY(pull_through_aggregate(pc, p, from));
+        break;
+    case PLAN_JOIN:
+        if (p->u.join.type == JOIN_INNER || p->u.join.type == JOIN_CROSS) {
+            SQE_TRY(pull_up(pc, &p->children[0]));
+            SQE_TRY(pull_up(pc, &p->children[1]));
+            SQE_TRY(pull_conjuncts(pc, &p->u.join.residual));
+            if (!p->u.join.residual && p->u.join.type == JOIN_INNER) p->u.join.type = JOIN_CROSS;
+        } else {
+            bool right_corr;
+            SQE_TRY(subtree_correlated(pc, p->children[1], &right_corr));
+            if (right_corr) return unsupported(pc, "correlation inside an outer join");
+            SQE_TRY(pull_up(pc, &p->children[0]));
+        }
+        /* join outputs: keep in sync with children (they may have grown) */
+        {
+            plan *l = p->children[0], *r = p->children[1];
+            bool keep_right = p->u.join.type != JOIN_SEMI && p->u.join.type != JOIN_ANTI;
+            uint32_t n = l->n_out + (keep_right ? r->n_out : 0) + (p->u.join.type == JOIN_MARK ? 1 : 0);
+            plan_col *out = ARENA_ARRAY(pc->b->pctx->arena, plan_col, n + 1);
+            BIND_CHECK(pc->b, out);
+            memcpy(out, l->out, l->n_out * sizeof(plan_col));
+            uint32_t k = l->n_out;
+            if (keep_right) {
+                memcpy(out + k, r->out, r->n_out * sizeof(plan_col));
+                k += r->n_out;
+            }
+            if (p->u.join.type == JOIN_MARK) out[k++] = p->out[p->n_out - 1];
+            p->out = out;
+            p->n_out = k;
+        }
+        break;
+    case PLAN_SORT:
+        SQE_TRY(pull_up(pc, &p->children[0]));
+        *pp = p->children[0]; /* order is meaningless inside the subquery */
+        return SQE_OK;
+    default:
+        return unsupported(pc, "correlation below this kind of operation (LIMIT, DISTINCT, window, "
+                               "set operation or UNNEST)");
+    }
+    /* Anything still correlated in this node itself cannot be handled. */
+    idset prod, ref;
+    SQE_TRY(idset_init(pc->b, &prod));
+    SQE_TRY(idset_init(pc->b, &ref));
+    for (uint32_t i = 0; i < p->n_children; i++) collect(p->children[i], &prod, &ref);
+    for (uint32_t i = 0; i < p->n_out; i++) idset_add(&prod, p->out[i].id);
+    idset own_ref;
+    SQE_TRY(idset_init(pc->b, &own_ref));
+    collect_state st = {&prod, &own_ref};
+    plan_for_each_expr(p, collect_expr_cb, &st);
+    for (uint32_t w = 0; w < own_ref.n_words; w++)
+        if (own_ref.bits[w] & ~prod.bits[w])
+            return unsupported(pc, "a correlated reference outside of WHERE conditions");
+    return SQE_OK;
+}
+
+/* Prepares decorrelation of sub: pulls its correlated conjuncts into pc->pulled. */
+static int decorrelate(binder *b, plan **sub, pull_ctx *pc, int line, int col) {
+    memset(pc, 0, sizeof *pc);
+    pc->b = b;
+    pc->line = line;
+    pc->col = col;
+    SQE_TRY(idset_init(b, &pc->inner));
+    idset ref;
+    SQE_TRY(idset_init(b, &ref));
+    collect(*sub, &pc->inner, &ref);
+    return pull_up(pc, sub);
+}
+
+static plan *make_join(binder *b, plan *left, plan *right, uint8_t type, bexpr *residual) {
+    bool keep_right = type != JOIN_SEMI && type != JOIN_ANTI && type != JOIN_MARK;
+    uint32_t n = left->n_out + (keep_right ? right->n_out : 0) + (type == JOIN_MARK ? 1 : 0);
+    plan *j = plan_new(b->pctx, PLAN_JOIN, 2, n);
+    if (!j) return NULL;
+    j->children[0] = left;
+    j->children[1] = right;
+    memcpy(j->out, left->out, left->n_out * sizeof(plan_col));
+    if (keep_right) memcpy(j->out + left->n_out, right->out, right->n_out * sizeof(plan_col));
+    if (type == JOIN_MARK) {
+        j->u.join.mark = plan_new_col(b->pctx);
+        j->out[n - 1].id = j->u.join.mark;
+        j->out[n - 1].type = type_make(TYPE_BOOLEAN);
+        j->out[n - 1].name = "$mark";
+    }
+    j->u.join.type = type;
+    j->u.join.residual = residual;
+    return j;
+}
+
+static bexpr *make_not(binder *b, bexpr *x) {
+    bexpr *n = bexpr_new(b->pctx, BEXPR_NOT, type_make(TYPE_BOOLEAN), 1);
+    if (n) n->args[0] = x;
+    return n;
+}
+
+static bool is_count_like(const plan_agg *a) {
+    const char *n = a->def->name;
+    return strcmp(n, "count") == 0 || strcmp(n, "count_if") == 0 || strcmp(n, "approx_distinct") == 0;
+}
+
+/* Replaces references to count-like aggregate outputs of agg with COALESCE(x, 0). */
+static int coalesce_counts(binder *b, const plan *agg, bexpr **slot) {
+    bexpr *e = *slot;
+    if (e->kind == BEXPR_COLUMN) {
+        for (uint32_t i = 0; i < agg->u.agg.n_aggs; i++) {
+            const plan_agg *a = &agg->u.agg.aggs[i];
+            if (a->out != e->u.col || !is_count_like(a)) continue;
+            bexpr *co = bexpr_new(b->pctx, BEXPR_COALESCE, e->type, 2);
+            BIND_CHECK(b, co);
+            co->args[0] = e;
+            co->args[1] = bexpr_const_int64(b->pctx, e->type, 0);
+            BIND_CHECK(b, co->args[1]);
+            *slot = co;
+            return SQE_OK;
+        }
+        return SQE_OK;
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) SQE_TRY(coalesce_counts(b, agg, &e->args[i]));
+    return SQE_OK;
+}
+
+/* Scalar subquery: replaces *slot (the BEXPR_SUBQUERY) with its value, joining into *input. */
+static int plan_scalar(binder *b, plan **input, bexpr **slot) {
+    bexpr *sq = *slot;
+    plan *sub = sq->u.subquery.query;
+    bool corr;
+    SQE_TRY(is_correlated(b, sub, &corr));
+    if (!corr) {
+        plan *single = plan_new(b->pctx, PLAN_ENFORCE_SINGLE, 1, sub->n_out);
+        BIND_CHECK(b, single);
+        single->children[0] = sub;
+        memcpy(single->out, sub->out, sub->n_out * sizeof(plan_col));
+        single->est_rows = 1;
+        *input = make_join(b, *input, single, JOIN_CROSS, NULL);
+        BIND_CHECK(b, *input);
+        *slot = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
+        BIND_CHECK(b, *slot);
+        return SQE_OK;
+    }
+    /* Strip projections above a scalar aggregate: their expression is evaluated above the join. */
+    bexpr *value = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
+    BIND_CHECK(b, value);
+    plan *core = sub;
+    while (core->kind == PLAN_PROJECT) {
+        int idx = -1;
+        for (uint32_t i = 0; i < core->n_out; i++)
+            if (value->kind == BEXPR_COLUMN && core->out[i].id == value->u.col) idx = (int)i;
+        if (idx < 0) break;
+        /* substitute: value = project expr (only single-column chains are composed) */
+        if (value->kind != BEXPR_COLUMN) break;
+        value = core->u.project.exprs[idx];
+        core = core->children[0];
+    }
+    bool scalar_agg = core->kind == PLAN_AGGREGATE && core->u.agg.n_groups == 0 && !core->u.agg.n_sets;
+    pull_ctx pc;
+    if (scalar_agg) {
+        /* value refers only to the aggregate's outputs (or constants) */
+        SQE_TRY(decorrelate(b, &core, &pc, sq->line, sq->col));
+        if (pc.pulled.n == 0) return unsupported(&pc, "correlated references outside of WHERE conditions");
+        SQE_TRY(coalesce_counts(b, core, &value));
+        bexpr *cond = bexpr_make_and(b->pctx, pc.pulled.items, pc.pulled.n);
+        *input = make_join(b, *input, core, JOIN_LEFT, cond);
+        BIND_CHECK(b, *input);
+        *slot = value;
+        return SQE_OK;
+    }
+    SQE_TRY(decorrelate(b, &sub, &pc, sq->line, sq->col));
+    bexpr *cond = bexpr_make_and(b->pctx, pc.pulled.items, pc.pulled.n);
+    *input = make_join(b, *input, sub, JOIN_SINGLE, cond);
+    BIND_CHECK(b, *input);
+    *slot = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
+    BIND_CHECK(b, *slot);
+    return SQE_OK;
+}
+
+/* EXISTS / IN / ANY / ALL. top: the expression is a WHERE conjunct (possibly under NOT). */
+static int plan_predicate(binder *b, plan **input, bexpr **slot, bool top, bool negated,
+                          bool *absorbed) {
+    bexpr *sq = *slot;
+    plan *sub = sq->u.subquery.query;
+    uint8_t kind = sq->u.subquery.kind;
+    pull_ctx pc;
+    SQE_TRY(decorrelate(b, &sub, &pc, sq->line, sq->col));
+    bexpr_list conds = pc.pulled;
+    bool null_aware = false;
+    if (kind != SUBQ_EXISTS) {
+        bexpr *value = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
+        BIND_CHECK(b, value);
+        int op = sq->u.subquery.cmp;
+        bool all = kind == SUBQ_ALL;
+        if (all) {
+            /* x op ALL (S)  ==  NOT (x (NOT op) ANY (S)) */
+            switch (op) {
+            case SQL_OP_EQ: op = SQL_OP_NE; break;
+            case SQL_OP_NE: op = SQL_OP_EQ; break;
+            case SQL_OP_LT: op = SQL_OP_GE; break;
+            case SQL_OP_LE: op = SQL_OP_GT; break;
+            case SQL_OP_GT: op = SQL_OP_LE; break;
+            default: op = SQL_OP_LT; break;
+            }
+            negated = !negated;
+        }
+        bexpr *cmp;
+        SQE_TRY(bind_comparison(b, op, sq->args[0], value, sq->line, sq->col, &cmp));
+        SQE_TRY(bexpr_list_push(b->pctx, &conds, cmp));
+        null_aware = true;
+    }
+    bexpr *cond = bexpr_make_and(b->pctx, conds.items, conds.n);
+    if (top && (!negated || !null_aware)) {
+        *input = make_join(b, *input, sub, negated ? JOIN_ANTI : JOIN_SEMI, cond);
+        BIND_CHECK(b, *input);
+        *absorbed = true;
+        return SQE_OK;
+    }
+    plan *j = make_join(b, *input, sub, JOIN_MARK, cond);
+    BIND_CHECK(b, j);
+    j->u.join.mark_null_aware = null_aware;
+    *input = j;
+    bexpr *mark = bexpr_column(b->pctx, j->u.join.mark, type_make(TYPE_BOOLEAN));
+    BIND_CHECK(b, mark);
+    *slot = negated ? make_not(b, mark) : mark;
+    BIND_CHECK(b, *slot);
+    *absorbed = false;
+    return SQE_OK;
+}
+
+static int plan_rec(binder *b, plan **input, bexpr **slot) {
+    bexpr *e = *slot;
+    if (!e) return SQE_OK;
+    if (e->kind == BEXPR_SUBQUERY) {
+        if (e->n_args) SQE_TRY(plan_rec(b, input, &e->args[0]));
+        if (e->u.subquery.kind == SUBQ_SCALAR) return plan_scalar(b, input, slot);
+        bool absorbed;
+        return plan_predicate(b, input, slot, false, false, &absorbed);
+    }
+    if (e->kind == BEXPR_LAMBDA) return SQE_OK;
+    for (uint32_t i = 0; i < e->n_args; i++) SQE_TRY(plan_rec(b, input, &e->args[i]));
+    return SQE_OK;
+}
+
+int bind_plan_subqueries(binder *b, plan **input, bexpr **e, bool top_filter) {
+    if (top_filter) {
+        bexpr *x = *e;
+        bool negated = false;
+        if (x->kind == BEXPR_NOT && x->args[0]->kind == BEXPR_SUBQUERY) {
+            negated = true;
+            x = x->args[0];
+        }
+        if (x->kind == BEXPR_SUBQUERY && x->u.subquery.kind != SUBQ_SCALAR &&
+            !(x->n_args && bexpr_has_subquery(x->args[0]))) {
+            bexpr *slot = x;
+            bool absorbed;
+            SQE_TRY(plan_predicate(b, input, &slot, true, negated, &absorbed));
+            *e = absorbed ? NULL : slot;
+            return SQE_OK;
+        }
+    }
+    return plan_rec(b, input, e);
+}

@@ -1,0 +1,229 @@
+/*
+ * bind_tfunc.c: table functions in FROM: read_csv('path or glob', name => value, ...) and a
+ * file path used as a table ('data/x.csv'). The bound relation is a PLAN_TABLE_FUNC whose
+ * plan_source splits the files into byte ranges (morsels) read in parallel.
+ *
+ * INTERFACE: bind_table_function.
+ * NOTES: option values must be constants; their text (vec_format_value) is what
+ * csv_options_set parses, so read_csv(..., header => true, delim => '|', skip => 1) all work.
+ * The files are sniffed at bind time (the schema is needed to type the query); all files of a
+ * glob must have the first file's columns.
+ */
+#include "bind/bind_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/csv/csv.h"
+#include "vec/vec_format.h"
+
+typedef struct csv_morsel {
+    uint32_t file;
+    csv_range range;
+} csv_morsel;
+
+typedef struct csv_source_state {
+    csv_options opts;
+    csv_schema schema;
+    char **paths;
+    uint32_t n_paths;
+    csv_morsel *morsels;
+    uint32_t n_morsels;
+    mem_tracker *tracker;
+} csv_source_state;
+
+static void csv_state_destroy(void *state) {
+    csv_source_state *st = state;
+    if (!st) return;
+    csv_options_reset(&st->opts);
+    csv_schema_reset(&st->schema);
+    csv_paths_free(st->paths, st->n_paths);
+    free(st->morsels);
+    free(st);
+}
+
+static int csv_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels, sqe_error *err) {
+    csv_source_state *st = state;
+    free(st->morsels);
+    st->morsels = NULL;
+    st->n_morsels = 0;
+    uint32_t cap = 0;
+    for (uint32_t f = 0; f < st->n_paths; f++) {
+        csv_range *ranges;
+        uint32_t n;
+        SQE_TRY(csv_split_ranges(st->paths[f], &st->opts, &st->schema, n_threads * 4, &ranges, &n, err));
+        if (st->n_morsels + n > cap) {
+            cap = (st->n_morsels + n) * 2;
+            csv_morsel *grown = realloc(st->morsels, cap * sizeof(csv_morsel));
+            if (!grown) {
+                free(ranges);
+                return err_nomem(err, "csv morsels");
+            }
+            st->morsels = grown;
+        }
+        for (uint32_t i = 0; i < n; i++) st->morsels[st->n_morsels++] = (csv_morsel){f, ranges[i]};
+        free(ranges);
+    }
+    *n_morsels = st->n_morsels;
+    return SQE_OK;
+}
+
+static int csv_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
+                    void **reader, sqe_error *err) {
+    csv_source_state *st = state;
+    const csv_morsel *m = &st->morsels[morsel];
+    csv_schema file_schema;
+    csv_schema_init(&file_schema);
+    const csv_schema *schema = &st->schema;
+    if (m->file > 0) {
+        /* other files of a glob: their own header/offsets, the first file's types */
+        SQE_TRY(csv_sniff(st->paths[m->file], &st->opts, &file_schema, err));
+        if (file_schema.n_cols != st->schema.n_cols) {
+            csv_schema_reset(&file_schema);
+            return err_set(err, SQE_ERR_INVALID_FILE,
+                           "File %s has %u columns but %s has %u", st->paths[m->file],
+                           file_schema.n_cols, st->paths[0], st->schema.n_cols);
+        }
+        memcpy(file_schema.types, st->schema.types, st->schema.n_cols * sizeof(sqe_type));
+        schema = &file_schema;
+    }
+    csv_reader *r;
+    int rc = csv_reader_open(st->paths[m->file], &st->opts, schema, m->range.start, m->range.end,
+                             st->tracker, &r, err);
+    csv_schema_reset(&file_schema);
+    SQE_TRY(rc);
+    rc = csv_reader_project(r, columns, n_columns, err);
+    if (rc) {
+        csv_reader_close(r);
+        return rc;
+    }
+    *reader = r;
+    return SQE_OK;
+}
+
+static int csv_next(void *reader, vec_chunk *out, sqe_error *err) { return csv_reader_next(reader, out, err); }
+static void csv_close(void *reader) { csv_reader_close(reader); }
+
+/* The text of a constant argument for csv_options_set. */
+static int const_text(binder *b, const bexpr *e, const char *name, int line, int col, char **out) {
+    if (e->kind != BEXPR_CONST)
+        return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, line, col,
+                          "read_csv option '%s' must be a constant", name);
+    strbuf sb;
+    strbuf_init(&sb);
+    vec_format_value(e->u.constant, 0, &sb);
+    if (sb.failed) {
+        strbuf_reset(&sb);
+        return bind_nomem(b);
+    }
+    *out = arena_strdup(b->pctx->arena, strbuf_cstr(&sb));
+    strbuf_reset(&sb);
+    BIND_CHECK(b, *out);
+    return SQE_OK;
+}
+
+int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
+                        const char ***names);
+
+int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
+                        const char ***names) {
+    const char *path = NULL;
+    const sql_named_arg *opts = NULL;
+    int n_opts = 0;
+    if (r->kind == SQL_REL_FILE) {
+        path = arena_strndup(b->pctx->arena, r->u.file.path, r->u.file.len);
+        BIND_CHECK(b, path);
+    } else {
+        const sql_qname *qn = &r->u.function.name;
+        const char *fname = qn->parts[qn->n_parts - 1].name;
+        if (strcmp(fname, "read_csv") != 0 && strcmp(fname, "read_csv_auto") != 0)
+            return bind_error(b, SQE_ERR_FUNCTION_NOT_FOUND, r->line, r->col,
+                              "Table function '%s' not registered", qn->parts[qn->n_parts - 1].text);
+        if (r->u.function.n_args < 1 || r->u.function.args[0].name)
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
+                              "read_csv requires a file path or glob as its first argument");
+        bexpr *p;
+        SQE_TRY(bind_scalar_expr(b->pctx, b->env, r->u.function.args[0].value, &p, b->err));
+        if (p->kind != BEXPR_CONST || !type_is_string(p->type) || vec_is_null(p->u.constant, 0))
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
+                              "read_csv path must be a constant string");
+        const sqe_str *sv = &VEC_DATA(p->u.constant, sqe_str)[0];
+        path = arena_strndup(b->pctx->arena, sqe_str_data(sv), sv->len);
+        BIND_CHECK(b, path);
+        opts = r->u.function.args + 1;
+        n_opts = r->u.function.n_args - 1;
+    }
+    if (b->env && !b->env->allow_local_files)
+        return bind_error(b, SQE_ERR_PERMISSION_DENIED, r->line, r->col,
+                          "Reading local files is not allowed in this server");
+    csv_source_state *st = calloc(1, sizeof *st);
+    if (!st) return bind_nomem(b);
+    csv_options_init(&st->opts);
+    csv_schema_init(&st->schema);
+    st->tracker = b->pctx->tracker;
+    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
+    if (!src) {
+        csv_state_destroy(st);
+        return bind_nomem(b);
+    }
+    src->state = st;
+    src->destroy = csv_state_destroy;
+    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err)); /* destroys st on failure */
+    for (int i = 0; i < n_opts; i++) {
+        const sql_named_arg *a = &opts[i];
+        if (!a->name)
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, a->value->line, a->value->col,
+                              "read_csv options must be named: name => value");
+        bexpr *v;
+        SQE_TRY(bind_scalar_expr(b->pctx, b->env, a->value, &v, b->err));
+        char *text;
+        SQE_TRY(const_text(b, v, a->name->name, a->value->line, a->value->col, &text));
+        int rc = csv_options_set(&st->opts, a->name->name, text, b->err);
+        if (rc) {
+            if (b->err) {
+                b->err->line = a->name->line;
+                b->err->column = a->name->col;
+            }
+            return rc;
+        }
+    }
+    int rc = csv_expand_glob(path, &st->paths, &st->n_paths, b->err);
+    if (!rc) rc = csv_sniff(st->paths[0], &st->opts, &st->schema, b->err);
+    if (rc) {
+        if (b->err && b->err->line == 0) {
+            b->err->line = r->line;
+            b->err->column = r->col;
+        }
+        return rc;
+    }
+    uint32_t n = st->schema.n_cols;
+    src->n_columns = n;
+    src->names = (const char *const *)st->schema.names;
+    src->types = st->schema.types;
+    uint64_t total = 0;
+    for (uint32_t f = 0; f < st->n_paths; f++) total += f == 0 ? st->schema.file_size : st->schema.file_size;
+    src->est_rows = (double)total / 100.0;
+    src->plan_morsels = csv_plan_morsels;
+    src->open = csv_open;
+    src->next = csv_next;
+    src->close = csv_close;
+    plan *p = plan_new(b->pctx, PLAN_TABLE_FUNC, 0, n);
+    BIND_CHECK(b, p);
+    p->u.tfunc.name = "read_csv";
+    p->u.tfunc.source = src;
+    p->u.tfunc.columns = ARENA_ARRAY(b->pctx->arena, uint32_t, n + 1);
+    const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
+    BIND_CHECK(b, p->u.tfunc.columns && nm);
+    for (uint32_t i = 0; i < n; i++) {
+        p->out[i].id = plan_new_col(b->pctx);
+        p->out[i].type = st->schema.types[i];
+        p->out[i].name = st->schema.names[i];
+        p->u.tfunc.columns[i] = i;
+        nm[i] = st->schema.names[i];
+    }
+    p->est_rows = src->est_rows;
+    (void)s;
+    *out = p;
+    *names = nm;
+    return SQE_OK;
+}

@@ -1,0 +1,126 @@
+/*
+ * catalog.h: the catalog interface the binder resolves names through, and the in-memory
+ * catalog ("memory") that holds schemas and tables for the embedded engine and temporary data.
+ *
+ * Names are case-folded by the parser (unquoted identifiers are lower case); the catalog
+ * compares them exactly. A cat_table is reference-counted: the binder takes a reference for the
+ * duration of a query, so DROP TABLE while a query runs is safe.
+ *
+ * Thread-safety: all functions take the catalog's lock; table data appends (INSERT) happen under
+ * the table's own lock and become visible atomically at commit (cat_table_append_commit).
+ */
+#ifndef SQE_CATALOG_CATALOG_H
+#define SQE_CATALOG_CATALOG_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "vec/vec.h"
+
+typedef struct cat_column {
+    char *name;
+    sqe_type type;
+    bool not_null;
+    char *comment;
+} cat_column;
+
+/* Column data of an in-memory table: a list of chunks of up to VEC_CHUNK_SIZE rows each. */
+typedef struct mem_table_data {
+    vec_chunk **chunks;
+    uint32_t n_chunks;
+    uint32_t cap_chunks;
+    uint64_t n_rows;
+    mem_tracker tracker; /* the table's memory, charged to the database */
+} mem_table_data;
+
+typedef struct cat_table {
+    _Atomic int refs;
+    char *catalog;
+    char *schema;
+    char *name;
+    cat_column *columns;
+    uint32_t n_columns;
+    char *comment;
+    mem_table_data data;   /* memory catalog storage; the current committed version */
+    mem_table_data retired; /* chunks removed by TRUNCATE, freed with the table */
+    pthread_mutex_t lock;  /* serializes writers */
+} cat_table;
+
+typedef struct cat_schema {
+    char *name;
+    cat_table **tables;
+    uint32_t n_tables;
+    uint32_t cap_tables;
+} cat_schema;
+
+typedef struct catalog {
+    char *name;
+    cat_schema **schemas;
+    uint32_t n_schemas;
+    uint32_t cap_schemas;
+    pthread_mutex_t lock;
+    mem_tracker *tracker;
+} catalog;
+
+/* Creates the memory catalog `name` with an empty schema "default". Caller owns *out
+ * (catalog_destroy). */
+int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_error *err);
+void catalog_destroy(catalog *c);
+
+int catalog_create_schema(catalog *c, const char *schema, bool if_not_exists, sqe_error *err);
+/* Fails with SCHEMA_NOT_EMPTY unless cascade or the schema is empty. */
+int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
+                        sqe_error *err);
+bool catalog_has_schema(catalog *c, const char *schema);
+
+/* Creates an empty table. Columns are copied. On success *out (optional) is a new reference. */
+int catalog_create_table(catalog *c, const char *schema, const char *name,
+                         const cat_column *columns, uint32_t n_columns, bool if_not_exists,
+                         cat_table **out, sqe_error *err);
+int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
+                       sqe_error *err);
+/* Looks a table up; on success *out is a new reference (cat_table_unref). Returns
+ * SCHEMA_NOT_FOUND or TABLE_NOT_FOUND (with the qualified name in the message) otherwise. */
+int catalog_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
+                      sqe_error *err);
+
+/* Snapshot listings (names copied into a; sorted). */
+int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_error *err);
+int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names, uint32_t *n,
+                        sqe_error *err);
+
+void cat_table_ref(cat_table *t);
+void cat_table_unref(cat_table *t);
+
+/* Appending rows: build new chunks privately, then commit them in one step. */
+typedef struct cat_append {
+    cat_table *table;
+    vec_chunk **chunks;
+    uint32_t n_chunks, cap_chunks;
+    uint64_t n_rows;
+} cat_append;
+void cat_append_init(cat_append *ap, cat_table *t);
+/* Copies `in` (n_columns columns matching the table's types, any shapes) into new chunks. */
+int cat_append_chunk(cat_append *ap, const vec_chunk *in, sqe_error *err);
+/* Makes the appended rows visible (atomically with respect to readers that start later). */
+int cat_append_commit(cat_append *ap, sqe_error *err);
+/* Drops uncommitted rows. */
+void cat_append_abort(cat_append *ap);
+/* Removes all rows (TRUNCATE / failed CTAS cleanup). */
+void cat_table_truncate(cat_table *t);
+
+/* Readers take a consistent snapshot of the chunk list: chunks are immutable once committed. */
+typedef struct cat_snapshot {
+    vec_chunk **chunks; /* copied pointer array (owned by the snapshot); the chunks themselves
+                           stay valid while the table reference is held (TRUNCATE retires
+                           chunks instead of freeing them; see catalog.c NOTES) */
+    uint32_t n_chunks;
+    uint64_t n_rows;
+} cat_snapshot;
+int cat_table_snapshot(cat_table *t, cat_snapshot *out, sqe_error *err);
+void cat_snapshot_destroy(cat_snapshot *s);
+
+#endif

@@ -1,0 +1,673 @@
+/*
+ * ddl.c: statements that change the catalog or table data of the memory catalog: CREATE / DROP
+ * SCHEMA, CREATE TABLE, CREATE TABLE AS, INSERT, DELETE, UPDATE, TRUNCATE, DROP TABLE, and the
+ * session statements USE, SET SESSION and RESET SESSION.
+ *
+ * INTERFACE: engine_ddl.
+ * NOTES: writes are all-or-nothing: rows are appended to a private chunk list and committed in
+ * one step; on any error they are dropped (and a table created by CTAS is dropped again).
+ * DELETE and UPDATE on memory tables rewrite the table: the surviving or updated rows are
+ * computed by a query over the table, then swapped in under the table's writer lock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strings.h>
+
+#include "engine/engine.h"
+#include "types/tz.h"
+
+static int ok_result(sqe_result **out, sqe_error *err) { return engine_result_create(0, NULL, NULL, out, err); }
+
+static int count_result(int64_t n, sqe_result **out, sqe_error *err) {
+    const char *name = "rows";
+    sqe_type t = type_make(TYPE_BIGINT);
+    SQE_TRY(engine_result_create(1, &name, &t, out, err));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)n);
+    const char *cell = buf;
+    int rc = engine_result_add_text_row(*out, &cell, err);
+    if (rc) {
+        sqe_result_destroy(*out);
+        *out = NULL;
+        return rc;
+    }
+    engine_result_set_update_count(*out, n);
+    return SQE_OK;
+}
+
+static int resolve_table(sqe_conn *conn, const sql_qname *name, catalog **cat, const char **schema,
+                         const char **table, sqe_error *err) {
+    bind_env env;
+    engine_bind_env(conn, &env);
+    int rc = bind_resolve_table_name(&env, name, cat, schema, table, err);
+    if (rc && err && !err->line) {
+        err->line = name->parts[0].line;
+        err->column = name->parts[0].col;
+    }
+    return rc;
+}
+
+static void at_name(sqe_error *err, const sql_qname *name) {
+    if (err && !err->line) {
+        err->line = name->parts[0].line;
+        err->column = name->parts[0].col;
+    }
+}
+
+/* Looks up a table named in a statement; errors point at the name. */
+static int get_table_at(sqe_conn *conn, const sql_qname *qn, catalog **cat, const char **schema,
+                        const char **name, cat_table **t, sqe_error *err) {
+    SQE_TRY(resolve_table(conn, qn, cat, schema, name, err));
+    int rc = catalog_get_table(*cat, *schema, *name, t, err);
+    if (rc) at_name(err, qn);
+    return rc;
+}
+
+/* --- INSERT / CTAS ------------------------------------------------------------------------- */
+
+typedef struct insert_target {
+    cat_table *table;
+    const int *cols;   /* table column of each query column; NULL = in order */
+    uint32_t n_cols;   /* query columns expected */
+    int line, col;
+} insert_target;
+
+/* Plan hook: project the query onto all table columns, casting, NULL for missing columns. */
+static int insert_projection(void *ud, plan_ctx *pc, bound_query *bq, sqe_error *err) {
+    insert_target *it = ud;
+    cat_table *t = it->table;
+    if (bq->root->n_out != it->n_cols)
+        return err_set_at(err, SQE_ERR_TYPE_MISMATCH, it->line, it->col,
+                          "Insert query has %u columns but the target has %u columns",
+                          bq->root->n_out, it->n_cols);
+    bexpr **exprs = ARENA_ARRAY(pc->arena, bexpr *, t->n_columns + 1);
+    if (!exprs) return err_nomem(err, "insert");
+    for (uint32_t c = 0; c < t->n_columns; c++) {
+        int src = -1;
+        for (uint32_t k = 0; k < it->n_cols; k++)
+            if ((it->cols ? (uint32_t)it->cols[k] : k) == c) src = (int)k;
+        if (src < 0) {
+            if (t->columns[c].not_null)
+                return err_set_at(err, SQE_ERR_CONSTRAINT_VIOLATION, it->line, it->col,
+                                  "NULL value not allowed for NOT NULL column: %s", t->columns[c].name);
+            exprs[c] = bexpr_const_null(pc, t->columns[c].type);
+            continue;
+        }
+        const plan_col *qc = &bq->root->out[src];
+        bexpr *e = bexpr_column(pc, qc->id, qc->type);
+        if (!e) return err_nomem(err, "insert");
+        if (bind_cast_to(pc, e, t->columns[c].type, false, &exprs[c], NULL) != SQE_OK) {
+            char want[128], got[128];
+            type_format(t->columns[c].type, want, sizeof want);
+            type_format(qc->type, got, sizeof got);
+            return err_set_at(err, SQE_ERR_TYPE_MISMATCH, it->line, it->col,
+                              "Insert query has mismatched column types: Table: [%s] for column %s, "
+                              "Query: [%s]",
+                              want, t->columns[c].name, got);
+        }
+    }
+    plan *proj = plan_new(pc, PLAN_PROJECT, 1, t->n_columns);
+    if (!proj || pc->failed) return err_nomem(err, "insert");
+    proj->children[0] = bq->root;
+    proj->u.project.exprs = exprs;
+    for (uint32_t c = 0; c < t->n_columns; c++) {
+        proj->out[c].id = plan_new_col(pc);
+        proj->out[c].type = t->columns[c].type;
+        proj->out[c].name = t->columns[c].name;
+    }
+    bq->root = proj;
+    return SQE_OK;
+}
+
+/* Runs q and appends its rows to it->table (committed only if everything succeeds). */
+static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it, const vec *const *params,
+                       uint32_t n_params, int64_t *rows, cat_append *keep, sqe_error *err) {
+    sqe_result *r;
+    SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
+    bound_query bq;
+    int rc = engine_plan_query_hook(conn, q, params, n_params, false, insert_projection, it, r, &bq, err);
+    cat_append ap;
+    cat_append_init(&ap, it->table);
+    while (!rc) {
+        const vec_chunk *c;
+        rc = exec_query_next(r->query, &c, err);
+        if (rc || !c) break;
+        rc = cat_append_chunk(&ap, c, err);
+    }
+    *rows = (int64_t)ap.n_rows;
+    if (rc)
+        cat_append_abort(&ap);
+    else if (keep)
+        *keep = ap; /* the caller commits */
+    else
+        rc = cat_append_commit(&ap, err);
+    sqe_result_destroy(r);
+    return rc;
+}
+
+static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+                     sqe_result **out, sqe_error *err) {
+    catalog *cat;
+    const char *schema, *name;
+    SQE_TRY(resolve_table(conn, &st->u.insert.table, &cat, &schema, &name, err));
+    cat_table *t;
+    int rc = catalog_get_table(cat, schema, name, &t, err);
+    if (rc) {
+        if (err) {
+            err->line = st->u.insert.table.parts[0].line;
+            err->column = st->u.insert.table.parts[0].col;
+        }
+        return rc;
+    }
+    insert_target it = {t, NULL, t->n_columns, st->line, st->col};
+    int *cols = NULL;
+    const sql_ident_list *cl = &st->u.insert.columns;
+    if (cl->n) {
+        cols = calloc((size_t)cl->n, sizeof(int));
+        if (!cols) rc = err_nomem(err, "insert");
+        for (int i = 0; !rc && i < cl->n; i++) {
+            cols[i] = -1;
+            for (uint32_t c = 0; c < t->n_columns; c++)
+                if (strcmp(t->columns[c].name, cl->items[i].name) == 0) cols[i] = (int)c;
+            if (cols[i] < 0)
+                rc = err_set_at(err, SQE_ERR_COLUMN_NOT_FOUND, cl->items[i].line, cl->items[i].col,
+                                "Insert column name does not exist in target table: %s", cl->items[i].text);
+            for (int j = 0; !rc && j < i; j++)
+                if (cols[j] == cols[i])
+                    rc = err_set_at(err, SQE_ERR_DUPLICATE_COLUMN_NAME, cl->items[i].line,
+                                    cl->items[i].col, "Insert column name is specified more than once: %s",
+                                    cl->items[i].text);
+        }
+        it.cols = cols;
+        it.n_cols = (uint32_t)cl->n;
+    }
+    int64_t rows = 0;
+    if (!rc) rc = insert_rows(conn, st->u.insert.query, &it, params, n_params, &rows, NULL, err);
+    free(cols);
+    cat_table_unref(t);
+    SQE_TRY(rc);
+    return count_result(rows, out, err);
+}
+
+static int create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    catalog *cat;
+    const char *schema, *name;
+    SQE_TRY(resolve_table(conn, &st->u.create_table.name, &cat, &schema, &name, err));
+    uint32_t n = (uint32_t)st->u.create_table.n_columns;
+    cat_column *cols = calloc(n + 1, sizeof(cat_column));
+    if (!cols) return err_nomem(err, "create table");
+    int rc = SQE_OK;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const sql_column_def *d = &st->u.create_table.columns[i];
+        cols[i].name = (char *)d->name.name;
+        cols[i].not_null = d->not_null;
+        cols[i].comment = (char *)d->comment;
+        if (type_parse(d->type.text, strlen(d->type.text), &cols[i].type) != 0)
+            rc = err_set_at(err, SQE_ERR_TYPE_NOT_FOUND, d->type.line, d->type.col, "Unknown type '%s' for column '%s'",
+                            d->type.text, d->name.text);
+        for (uint32_t j = 0; !rc && j < i; j++)
+            if (strcmp(cols[j].name, cols[i].name) == 0)
+                rc = err_set_at(err, SQE_ERR_DUPLICATE_COLUMN_NAME, d->line, d->col,
+                                "Column name '%s' specified more than once", d->name.text);
+    }
+    if (!rc && st->u.create_table.props.n)
+        rc = err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY, st->u.create_table.props.items[0].name.line,
+                        st->u.create_table.props.items[0].name.col,
+                        "Catalog 'memory' table property '%s' does not exist",
+                        st->u.create_table.props.items[0].name.text);
+    if (!rc)
+        rc = catalog_create_table(cat, schema, name, cols, n, st->u.create_table.if_not_exists, NULL, err);
+    if (rc && err && !err->line) {
+        err->line = st->u.create_table.name.parts[0].line;
+        err->column = st->u.create_table.name.parts[0].col;
+    }
+    free(cols);
+    SQE_TRY(rc);
+    return ok_result(out, err);
+}
+
+/* CTAS: binds the query to learn the columns, creates the table, inserts, drops it on error. */
+typedef struct ctas_state {
+    sqe_conn *conn;
+    const sql_stmt *st;
+    catalog *cat;
+    const char *schema, *name;
+    cat_table *table;
+    bool existed;
+} ctas_state;
+
+static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                           uint32_t n_params, sqe_result **out, sqe_error *err) {
+    catalog *cat;
+    const char *schema, *name;
+    SQE_TRY(resolve_table(conn, &st->u.create_table_as.name, &cat, &schema, &name, err));
+    if (st->u.create_table_as.props.n)
+        return err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY, st->u.create_table_as.props.items[0].name.line,
+                          st->u.create_table_as.props.items[0].name.col,
+                          "Catalog 'memory' table property '%s' does not exist",
+                          st->u.create_table_as.props.items[0].name.text);
+    /* Bind once to learn the column names and types. */
+    arena a;
+    arena_init(&a, NULL);
+    plan_ctx pc;
+    plan_ctx_init(&pc, &a, NULL);
+    bind_env env;
+    engine_bind_env(conn, &env);
+    env.params = params;
+    env.n_params = n_params;
+    bound_query bq;
+    int rc = bind_query(&pc, &env, st->u.create_table_as.query, &bq, err);
+    cat_column *cols = NULL;
+    uint32_t n = rc ? 0 : bq.root->n_out;
+    const sql_ident_list *aliases = &st->u.create_table_as.columns;
+    if (!rc && aliases->n && (uint32_t)aliases->n != n)
+        rc = err_set_at(err, SQE_ERR_MISMATCHED_COLUMN_ALIASES, st->line, st->col,
+                        "Column alias list has %d entries but the query has %u columns", aliases->n, n);
+    if (!rc) {
+        cols = calloc(n + 1, sizeof(cat_column));
+        if (!cols) rc = err_nomem(err, "create table");
+    }
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        cols[i].name = (char *)(aliases->n ? aliases->items[i].name : bq.names[i]);
+        cols[i].type = bq.root->out[i].type;
+        if (cols[i].type.id == TYPE_UNKNOWN)
+            rc = err_set_at(err, SQE_ERR_GENERIC_USER_ERROR, st->line, st->col,
+                            "Column type is unknown: %s", cols[i].name);
+        for (uint32_t j = 0; !rc && j < i; j++)
+            if (strcmp(cols[j].name, cols[i].name) == 0)
+                rc = err_set_at(err, SQE_ERR_DUPLICATE_COLUMN_NAME, st->line, st->col,
+                                "Column name '%s' specified more than once", cols[i].name);
+    }
+    bool exists = false;
+    if (!rc) {
+        cat_table *existing;
+        exists = catalog_get_table(cat, schema, name, &existing, NULL) == SQE_OK;
+        if (exists) {
+            cat_table_unref(existing);
+            if (!st->u.create_table_as.if_not_exists)
+                rc = err_set_at(err, SQE_ERR_ALREADY_EXISTS, st->u.create_table_as.name.parts[0].line,
+                                st->u.create_table_as.name.parts[0].col, "Table '%s.%s.%s' already exists",
+                                cat->name, schema, name);
+        }
+    }
+    cat_table *t = NULL;
+    if (!rc && !exists) rc = catalog_create_table(cat, schema, name, cols, n, false, &t, err);
+    free(cols);
+    plan_ctx_destroy(&pc);
+    arena_destroy(&a);
+    if (rc || exists) {
+        SQE_TRY(rc);
+        return count_result(0, out, err);
+    }
+    int64_t rows = 0;
+    if (st->u.create_table_as.with_data) {
+        insert_target it = {t, NULL, t->n_columns, st->line, st->col};
+        rc = insert_rows(conn, st->u.create_table_as.query, &it, params, n_params, &rows, NULL, err);
+    }
+    cat_table_unref(t);
+    if (rc) {
+        catalog_drop_table(cat, schema, name, true, NULL);
+        return rc;
+    }
+    return count_result(rows, out, err);
+}
+
+/* --- DELETE / UPDATE: rewrite the table through a query ------------------------------------ */
+
+/* Builds the AST of `SELECT <items> FROM <table>` in arena a. */
+static sql_query *select_from_table(arena *a, const sql_qname *table, sql_select_item *items,
+                                    int n_items, sql_expr *where) {
+    sql_query *q = ARENA_NEW(a, sql_query);
+    sql_relation *rel = ARENA_NEW(a, sql_relation);
+    sql_relation **from = ARENA_ARRAY(a, sql_relation *, 1);
+    if (!q || !rel || !from) return NULL;
+    rel->kind = SQL_REL_TABLE;
+    rel->u.table.name = *table;
+    from[0] = rel;
+    q->kind = SQL_QUERY_SELECT;
+    q->u.select.items = items;
+    q->u.select.n_items = n_items;
+    q->u.select.from = from;
+    q->u.select.n_from = 1;
+    q->u.select.where = where;
+    return q;
+}
+
+static sql_expr *ast_name(arena *a, const char *name) {
+    sql_expr *e = ARENA_NEW(a, sql_expr);
+    sql_ident *id = ARENA_NEW(a, sql_ident);
+    if (!e || !id) return NULL;
+    id->name = name;
+    id->text = name;
+    id->quoted = true;
+    e->kind = SQL_EXPR_NAME;
+    e->u.name.parts = id;
+    e->u.name.n_parts = 1;
+    return e;
+}
+
+/* cond IS TRUE as COALESCE(cond, false) */
+static sql_expr *ast_is_true(arena *a, sql_expr *cond) {
+    sql_expr *f = ARENA_NEW(a, sql_expr);
+    sql_expr *call = ARENA_NEW(a, sql_expr);
+    sql_ident *fname = ARENA_NEW(a, sql_ident);
+    sql_expr **args = ARENA_ARRAY(a, sql_expr *, 2);
+    if (!f || !call || !fname || !args) return NULL;
+    f->kind = SQL_EXPR_BOOL;
+    f->u.bool_value = false;
+    fname->name = fname->text = "coalesce";
+    args[0] = cond;
+    args[1] = f;
+    call->kind = SQL_EXPR_CALL;
+    call->line = cond->line;
+    call->col = cond->col;
+    call->u.call.name.parts = fname;
+    call->u.call.name.n_parts = 1;
+    call->u.call.args.items = args;
+    call->u.call.args.n = 2;
+    return call;
+}
+
+static int rewrite_table(sqe_conn *conn, cat_table *t, sql_query *q, const vec *const *params,
+                         uint32_t n_params, sqe_error *err) {
+    insert_target it = {t, NULL, t->n_columns, 0, 0};
+    int64_t rows;
+    cat_append ap;
+    SQE_TRY(insert_rows(conn, q, &it, params, n_params, &rows, &ap, err));
+    cat_table_truncate(t);
+    return cat_append_commit(&ap, err);
+}
+
+static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+                     sqe_result **out, sqe_error *err) {
+    catalog *cat;
+    const char *schema, *name;
+    cat_table *t;
+    SQE_TRY(get_table_at(conn, &st->u.delete_.table, &cat, &schema, &name, &t, err));
+    uint64_t before = t->data.n_rows;
+    int rc = SQE_OK;
+    if (!st->u.delete_.where) {
+        cat_table_truncate(t);
+    } else {
+        arena a;
+        arena_init(&a, NULL);
+        sql_select_item *star = ARENA_NEW(&a, sql_select_item);
+        sql_expr *keep = ARENA_NEW(&a, sql_expr);
+        sql_expr *is_true = ast_is_true(&a, st->u.delete_.where);
+        if (!star || !keep || !is_true) {
+            rc = err_nomem(err, "delete");
+        } else {
+            star->kind = SQL_SELECT_STAR;
+            keep->kind = SQL_EXPR_UNARY;
+            keep->u.unary.op = SQL_OP_NOT;
+            keep->u.unary.arg = is_true;
+            sql_query *q = select_from_table(&a, &st->u.delete_.table, star, 1, keep);
+            rc = q ? rewrite_table(conn, t, q, params, n_params, err)
+                   : err_nomem(err, "delete");
+        }
+        arena_destroy(&a);
+    }
+    uint64_t after = t->data.n_rows;
+    cat_table_unref(t);
+    SQE_TRY(rc);
+    return count_result((int64_t)(before - after), out, err);
+}
+
+static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+                     sqe_result **out, sqe_error *err) {
+    catalog *cat;
+    const char *schema, *name;
+    cat_table *t;
+    SQE_TRY(get_table_at(conn, &st->u.update.table, &cat, &schema, &name, &t, err));
+    arena a;
+    arena_init(&a, NULL);
+    int rc = SQE_OK;
+    sql_select_item *items = ARENA_ARRAY(&a, sql_select_item, t->n_columns + 1);
+    if (!items) rc = err_nomem(err, "update");
+    for (int s = 0; !rc && s < st->u.update.n_sets; s++) {
+        bool found = false;
+        for (uint32_t c = 0; c < t->n_columns; c++)
+            found = found || strcmp(t->columns[c].name, st->u.update.sets[s].column.name) == 0;
+        if (!found)
+            rc = err_set_at(err, SQE_ERR_COLUMN_NOT_FOUND, st->u.update.sets[s].column.line,
+                            st->u.update.sets[s].column.col, "Column '%s' cannot be resolved",
+                            st->u.update.sets[s].column.text);
+    }
+    for (uint32_t c = 0; !rc && c < t->n_columns; c++) {
+        sql_expr *col = ast_name(&a, t->columns[c].name);
+        sql_expr *val = col;
+        for (int s = 0; s < st->u.update.n_sets; s++)
+            if (strcmp(t->columns[c].name, st->u.update.sets[s].column.name) == 0) {
+                sql_expr *v = st->u.update.sets[s].value;
+                if (!st->u.update.where) {
+                    val = v;
+                    continue;
+                }
+                /* CASE WHEN coalesce(where, false) THEN CAST(v AS type) ELSE col END */
+                sql_expr *ce = ARENA_NEW(&a, sql_expr);
+                sql_when *w = ARENA_NEW(&a, sql_when);
+                sql_expr *cast = ARENA_NEW(&a, sql_expr);
+                char tname[128];
+                type_format(t->columns[c].type, tname, sizeof tname);
+                if (!ce || !w || !cast) {
+                    rc = err_nomem(err, "update");
+                    break;
+                }
+                cast->kind = SQL_EXPR_CAST;
+                cast->line = v->line;
+                cast->col = v->col;
+                cast->u.cast.arg = v;
+                cast->u.cast.type.text = arena_strdup(&a, tname);
+                w->cond = ast_is_true(&a, st->u.update.where);
+                w->result = cast;
+                ce->kind = SQL_EXPR_CASE;
+                ce->u.case_.whens = w;
+                ce->u.case_.n_whens = 1;
+                ce->u.case_.else_result = col;
+                val = ce;
+            }
+        items[c].kind = SQL_SELECT_EXPR;
+        items[c].expr = val;
+    }
+    int64_t changed = 0;
+    if (!rc) {
+        /* count the rows the WHERE selects */
+        sql_query *q = select_from_table(&a, &st->u.update.table, items, (int)t->n_columns, NULL);
+        if (!q) rc = err_nomem(err, "update");
+        if (!rc && st->u.update.where) {
+            sqe_result *cr;
+            sql_select_item *cnt = ARENA_NEW(&a, sql_select_item);
+            sql_expr *call = ARENA_NEW(&a, sql_expr);
+            sql_ident *fname = ARENA_NEW(&a, sql_ident);
+            if (!cnt || !call || !fname) {
+                rc = err_nomem(err, "update");
+            } else {
+                fname->name = fname->text = "count";
+                call->kind = SQL_EXPR_CALL;
+                call->u.call.name.parts = fname;
+                call->u.call.name.n_parts = 1;
+                call->u.call.star = true;
+                cnt->kind = SQL_SELECT_EXPR;
+                cnt->expr = call;
+                sql_query *cq = select_from_table(&a, &st->u.update.table, cnt, 1,
+                                                  ast_is_true(&a, st->u.update.where));
+                rc = engine_run_query(conn, cq, params, n_params, false, &cr, err);
+                const sqe_chunk *ch;
+                if (!rc) rc = sqe_result_next(cr, &ch, err);
+                if (!rc && ch) changed = VEC_DATA(&ch->chunk->cols[0], int64_t)[0];
+                if (cr) sqe_result_destroy(cr);
+            }
+        } else if (!rc) {
+            changed = (int64_t)t->data.n_rows;
+        }
+        if (!rc) rc = rewrite_table(conn, t, q, params, n_params, err);
+    }
+    arena_destroy(&a);
+    cat_table_unref(t);
+    SQE_TRY(rc);
+    return count_result(changed, out, err);
+}
+
+/* --- schemas, DROP, TRUNCATE, session -------------------------------------------------------- */
+
+static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
+    const sql_qname *n = &st->u.set_session.name;
+    const char *name = n->parts[n->n_parts - 1].name;
+    bool reset = st->kind == SQL_STMT_RESET_SESSION;
+    bexpr *v = NULL;
+    arena a;
+    arena_init(&a, NULL);
+    plan_ctx pc;
+    plan_ctx_init(&pc, &a, NULL);
+    int rc = SQE_OK;
+    if (!reset) {
+        bind_env env;
+        engine_bind_env(conn, &env);
+        rc = bind_scalar_expr(&pc, &env, st->u.set_session.value, &v, err);
+        if (!rc && v->kind != BEXPR_CONST)
+            rc = err_set_at(err, SQE_ERR_INVALID_SESSION_PROPERTY, st->u.set_session.value->line,
+                            st->u.set_session.value->col, "Session property value must be a constant");
+    }
+    int64_t ival = 0;
+    char text[128] = "";
+    if (!rc && v) {
+        if (type_is_integer(v->type)) {
+            switch (v->type.id) {
+            case TYPE_TINYINT: ival = VEC_DATA(v->u.constant, int8_t)[0]; break;
+            case TYPE_SMALLINT: ival = VEC_DATA(v->u.constant, int16_t)[0]; break;
+            case TYPE_INTEGER: ival = VEC_DATA(v->u.constant, int32_t)[0]; break;
+            default: ival = VEC_DATA(v->u.constant, int64_t)[0]; break;
+            }
+        } else if (type_is_string(v->type)) {
+            const sqe_str *s = &VEC_DATA(v->u.constant, sqe_str)[0];
+            snprintf(text, sizeof text, "%.*s", (int)s->len, sqe_str_data(s));
+        } else if (v->type.id == TYPE_BOOLEAN) {
+            ival = VEC_DATA(v->u.constant, uint8_t)[0];
+        }
+    }
+    if (!rc) {
+        if (strcmp(name, "threads") == 0 || strcmp(name, "task_concurrency") == 0) {
+            if (!reset && (ival < 1 || ival > 1024))
+                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "threads must be between 1 and 1024");
+            else
+                conn->threads = reset ? 0 : (uint32_t)ival;
+        } else if (strcmp(name, "query_max_memory") == 0) {
+            if (reset) {
+                conn->query_max_memory = 0;
+            } else {
+                char *end;
+                double x = strtod(text, &end);
+                double mult = 1;
+                while (*end == ' ') end++;
+                if (!strcasecmp(end, "kb")) mult = 1024.0;
+                else if (!strcasecmp(end, "mb")) mult = 1024.0 * 1024;
+                else if (!strcasecmp(end, "gb")) mult = 1024.0 * 1024 * 1024;
+                else if (!strcasecmp(end, "b") || !*end) mult = 1;
+                else mult = -1;
+                if (!text[0] && ival > 0) {
+                    x = (double)ival;
+                    mult = 1;
+                }
+                if (mult < 0 || x <= 0)
+                    rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
+                                 "Invalid value for query_max_memory: '%s' (use e.g. '512MB')", text);
+                else
+                    conn->query_max_memory = (int64_t)(x * mult);
+            }
+        } else if (strcmp(name, "join_reordering_strategy") == 0) {
+            conn->join_reorder = reset || strcasecmp(text, "NONE") != 0;
+        } else if (strcmp(name, "time_zone") == 0) {
+            int32_t key;
+            if (reset)
+                conn->time_zone = 0;
+            else if (tz_lookup(text, strlen(text), &key) != 0)
+                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "Time zone not supported: %s", text);
+            else
+                conn->time_zone = key;
+        } else {
+            rc = err_set_at(err, SQE_ERR_INVALID_SESSION_PROPERTY, n->parts[0].line, n->parts[0].col,
+                            "Session property '%s' does not exist", n->parts[n->n_parts - 1].text);
+        }
+    }
+    plan_ctx_destroy(&pc);
+    arena_destroy(&a);
+    return rc;
+}
+
+static int use_schema(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
+    bind_env env;
+    engine_bind_env(conn, &env);
+    catalog *cat;
+    const char *schema;
+    SQE_TRY(bind_resolve_schema_name(&env, &st->u.use, &cat, &schema, err));
+    if (!catalog_has_schema(cat, schema))
+        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, st->u.use.parts[0].line, st->u.use.parts[0].col,
+                          "Schema does not exist: %s.%s", cat->name, schema);
+    char *c = strdup(cat->name), *s = strdup(schema);
+    if (!c || !s) {
+        free(c);
+        free(s);
+        return err_nomem(err, "session");
+    }
+    free(conn->catalog);
+    free(conn->schema);
+    conn->catalog = c;
+    conn->schema = s;
+    return SQE_OK;
+}
+
+int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+               sqe_result **out, sqe_error *err) {
+    bind_env env;
+    engine_bind_env(conn, &env);
+    catalog *cat;
+    const char *schema, *name;
+    switch (st->kind) {
+    case SQL_STMT_CREATE_SCHEMA:
+        SQE_TRY(bind_resolve_schema_name(&env, &st->u.create_schema.name, &cat, &schema, err));
+        SQE_TRY(catalog_create_schema(cat, schema, st->u.create_schema.if_not_exists, err));
+        return ok_result(out, err);
+    case SQL_STMT_DROP_SCHEMA:
+        SQE_TRY(bind_resolve_schema_name(&env, &st->u.drop.name, &cat, &schema, err));
+        SQE_TRY(catalog_drop_schema(cat, schema, st->u.drop.if_exists, st->u.drop.cascade, err));
+        return ok_result(out, err);
+    case SQL_STMT_CREATE_TABLE:
+        return create_table(conn, st, out, err);
+    case SQL_STMT_CREATE_TABLE_AS:
+        return create_table_as(conn, st, params, n_params, out, err);
+    case SQL_STMT_DROP_TABLE:
+        SQE_TRY(resolve_table(conn, &st->u.drop.name, &cat, &schema, &name, err));
+        if (catalog_drop_table(cat, schema, name, st->u.drop.if_exists, err) != SQE_OK) {
+            at_name(err, &st->u.drop.name);
+            return err ? err->code : SQE_ERR_TABLE_NOT_FOUND;
+        }
+        return ok_result(out, err);
+    case SQL_STMT_TRUNCATE: {
+        cat_table *t;
+        SQE_TRY(get_table_at(conn, &st->u.drop.name, &cat, &schema, &name, &t, err));
+        cat_table_truncate(t);
+        cat_table_unref(t);
+        return ok_result(out, err);
+    }
+    case SQL_STMT_INSERT:
+        return do_insert(conn, st, params, n_params, out, err);
+    case SQL_STMT_DELETE:
+        return do_delete(conn, st, params, n_params, out, err);
+    case SQL_STMT_UPDATE:
+        return do_update(conn, st, params, n_params, out, err);
+    case SQL_STMT_USE:
+        SQE_TRY(use_schema(conn, st, err));
+        return ok_result(out, err);
+    case SQL_STMT_SET_SESSION:
+    case SQL_STMT_RESET_SESSION:
+        SQE_TRY(set_session(conn, st, err));
+        return ok_result(out, err);
+    case SQL_STMT_ALTER_TABLE:
+        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
+                          "ALTER TABLE is not supported by the memory catalog");
+    default:
+        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col, "Statement is not supported");
+    }
+}

@@ -1,0 +1,107 @@
+/*
+ * engine.h: the embedded engine behind the public API (include/sqe/sqe.h): databases, sessions,
+ * statement dispatch and results. Private to src/engine/.
+ *
+ * A statement runs in its own query arena and memory tracker: parse (sql/), bind (bind/),
+ * optimize (plan/), execute (exec/). DDL and SHOW statements are handled here directly.
+ */
+#ifndef SQE_ENGINE_ENGINE_H
+#define SQE_ENGINE_ENGINE_H
+
+#include <pthread.h>
+
+#include "bind/bind.h"
+#include "catalog/catalog.h"
+#include "exec/exec.h"
+#include "sql/sql.h"
+
+struct sqe_db {
+    catalog **catalogs;
+    uint32_t n_catalogs;
+    exec_pool *pool;
+    uint32_t threads;
+    mem_tracker tracker;       /* everything the database holds (tables, running queries) */
+    int64_t query_memory_limit;
+    pthread_mutex_t lock;
+};
+
+typedef struct prepared {
+    char *name;
+    char *text;                /* the statement text */
+    struct prepared *next;
+} prepared;
+
+struct sqe_conn {
+    sqe_db *db;
+    char *catalog;
+    char *schema;
+    uint32_t threads;          /* SET SESSION threads; 0 = the database's */
+    int64_t query_max_memory;  /* SET SESSION query_max_memory; 0 = the database's */
+    int32_t time_zone;
+    bool join_reorder;
+    prepared *prepared;
+    char *user;
+};
+
+struct sqe_chunk {
+    const vec_chunk *chunk;
+};
+
+struct sqe_result {
+    uint32_t n_cols;
+    char **names;
+    char **types;              /* Trino spellings */
+    sqe_type *col_types;
+    int64_t update_count;      /* -1 for queries */
+    /* rows come either from a running query ... */
+    exec_query *query;
+    plan_ctx pctx;
+    arena arena;
+    mem_tracker tracker;
+    bool has_plan;
+    arena ast_arena;           /* the statement's AST, which plan names may point into */
+    bool has_ast;
+    /* ... or from materialized chunks (SHOW, EXPLAIN) */
+    vec_chunk **chunks;
+    uint32_t n_chunks, next_chunk;
+    sqe_chunk current;
+};
+
+/* Results built in memory (all-varchar or typed columns). */
+int engine_result_create(uint32_t n_cols, const char *const *names, const sqe_type *types,
+                         sqe_result **out, sqe_error *err);
+/* Sets the columns of a result created with 0 columns (names and types copied). */
+int engine_result_set_columns(sqe_result *r, uint32_t n_cols, const char *const *names,
+                              const sqe_type *types, sqe_error *err);
+/* Appends a row of texts (NULL entries are NULL values) to an all-varchar result. */
+int engine_result_add_text_row(sqe_result *r, const char *const *cells, sqe_error *err);
+/* Appends a bigint/varchar row: cells as text, converted by the column type. */
+int engine_result_set_update_count(sqe_result *r, int64_t n);
+
+/* The binder environment of a session. */
+void engine_bind_env(sqe_conn *conn, bind_env *env);
+
+/* Statement handlers (statement.c, ddl.c, show.c). */
+int engine_execute(sqe_conn *conn, const sql_stmt *st, const char *text, const vec *const *params,
+                   uint32_t n_params, sqe_result **out, sqe_error *err);
+int engine_run_query(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                     uint32_t n_params, bool profile, sqe_result **out, sqe_error *err);
+int engine_show(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err);
+int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+               sqe_result **out, sqe_error *err);
+int engine_explain(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                   uint32_t n_params, sqe_result **out, sqe_error *err);
+
+/* Prepares a query's plan and executor in a fresh result (used by queries, INSERT, CTAS). On
+ * success r owns the plan and the running query. */
+int engine_plan_query(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                      uint32_t n_params, bool profile, sqe_result *r, bound_query *bq,
+                      sqe_error *err);
+/* Same, with a hook that may rewrite the bound plan before it is optimized (INSERT adds the
+ * projection onto the table's columns). */
+typedef int (*engine_plan_hook)(void *ud, plan_ctx *pctx, bound_query *bq, sqe_error *err);
+int engine_plan_query_hook(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                           uint32_t n_params, bool profile, engine_plan_hook hook, void *hook_ud,
+                           sqe_result *r, bound_query *bq, sqe_error *err);
+
+#endif

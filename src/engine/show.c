@@ -1,0 +1,219 @@
+/*
+ * show.c: SHOW CATALOGS / SCHEMAS / TABLES / COLUMNS / FUNCTIONS / SESSION / CREATE TABLE,
+ * DESCRIBE, DESCRIBE INPUT and DESCRIBE OUTPUT, with Trino's column names.
+ *
+ * INTERFACE: engine_show.
+ * NOTES: results are built in memory (they are small). LIKE patterns use SQL LIKE semantics
+ * (% and _, optional ESCAPE).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "types/tz.h"
+
+static bool like_match(const char *s, const char *p, char esc) {
+    while (*p) {
+        if (esc && *p == esc && p[1]) {
+            if (*s != p[1]) return false;
+            s++;
+            p += 2;
+            continue;
+        }
+        if (*p == '%') {
+            while (*p == '%') p++;
+            if (!*p) return true;
+            for (; *s; s++)
+                if (like_match(s, p, esc)) return true;
+            return false;
+        }
+        if (!*s) return false;
+        if (*p != '_' && *p != *s) return false;
+        s++;
+        p++;
+    }
+    return !*s;
+}
+
+static bool matches(const sql_stmt *st, const char *name) {
+    if (!st->u.show.like) return true;
+    char esc = st->u.show.escape ? st->u.show.escape[0] : 0;
+    return like_match(name, st->u.show.like, esc);
+}
+
+static int one_column(const char *col, sqe_result **out, sqe_error *err) {
+    return engine_result_create(1, &col, NULL, out, err);
+}
+
+static int show_catalogs(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    SQE_TRY(one_column("Catalog", out, err));
+    for (uint32_t i = 0; i < conn->db->n_catalogs; i++) {
+        const char *n = conn->db->catalogs[i]->name;
+        if (matches(st, n)) SQE_TRY(engine_result_add_text_row(*out, &n, err));
+    }
+    return SQE_OK;
+}
+
+static int show_schemas(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    bind_env env;
+    engine_bind_env(conn, &env);
+    const char *cat_name = st->u.show.target ? st->u.show.target->parts[0].name : conn->catalog;
+    catalog *cat = bind_find_catalog(&env, cat_name);
+    if (!cat)
+        return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' does not exist", cat_name);
+    arena a;
+    arena_init(&a, NULL);
+    char **names;
+    uint32_t n;
+    int rc = catalog_list_schemas(cat, &a, &names, &n, err);
+    if (!rc) rc = one_column("Schema", out, err);
+    const char *info = "information_schema";
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (matches(st, names[i])) rc = engine_result_add_text_row(*out, (const char **)&names[i], err);
+    (void)info;
+    arena_destroy(&a);
+    return rc;
+}
+
+static int show_tables(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    bind_env env;
+    engine_bind_env(conn, &env);
+    catalog *cat;
+    const char *schema;
+    SQE_TRY(bind_resolve_schema_name(&env, st->u.show.target, &cat, &schema, err));
+    arena a;
+    arena_init(&a, NULL);
+    char **names;
+    uint32_t n;
+    int rc = catalog_list_tables(cat, schema, &a, &names, &n, err);
+    if (rc && err && !err->line && st->u.show.target) {
+        err->line = st->u.show.target->parts[0].line;
+        err->column = st->u.show.target->parts[0].col;
+    }
+    if (!rc) rc = one_column("Table", out, err);
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (matches(st, names[i])) rc = engine_result_add_text_row(*out, (const char **)&names[i], err);
+    arena_destroy(&a);
+    return rc;
+}
+
+static int get_table(sqe_conn *conn, const sql_qname *name, cat_table **t, sqe_error *err) {
+    bind_env env;
+    engine_bind_env(conn, &env);
+    catalog *cat;
+    const char *schema, *table;
+    SQE_TRY(bind_resolve_table_name(&env, name, &cat, &schema, &table, err));
+    int rc = catalog_get_table(cat, schema, table, t, err);
+    if (rc && err) {
+        err->line = name->parts[0].line;
+        err->column = name->parts[0].col;
+    }
+    return rc;
+}
+
+static int show_columns(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    cat_table *t;
+    SQE_TRY(get_table(conn, st->u.show.target, &t, err));
+    const char *names[] = {"Column", "Type", "Extra", "Comment"};
+    int rc = engine_result_create(4, names, NULL, out, err);
+    for (uint32_t i = 0; !rc && i < t->n_columns; i++) {
+        char type[256];
+        type_format(t->columns[i].type, type, sizeof type);
+        if (!matches(st, t->columns[i].name)) continue;
+        const char *row[4] = {t->columns[i].name, type, t->columns[i].not_null ? "not null" : "",
+                              t->columns[i].comment ? t->columns[i].comment : ""};
+        rc = engine_result_add_text_row(*out, row, err);
+    }
+    cat_table_unref(t);
+    return rc;
+}
+
+static int show_create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    cat_table *t;
+    SQE_TRY(get_table(conn, st->u.show.target, &t, err));
+    strbuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "CREATE TABLE %s.%s.%s (\n", t->catalog, t->schema, t->name);
+    for (uint32_t i = 0; i < t->n_columns; i++) {
+        char type[256];
+        type_format(t->columns[i].type, type, sizeof type);
+        strbuf_printf(&sb, "   %s %s%s%s\n", t->columns[i].name, type, t->columns[i].not_null ? " NOT NULL" : "",
+                      i + 1 < t->n_columns ? "," : "");
+    }
+    strbuf_puts(&sb, ")");
+    cat_table_unref(t);
+    int rc = one_column("Create Table", out, err);
+    const char *text = strbuf_cstr(&sb);
+    if (!rc) rc = engine_result_add_text_row(*out, &text, err);
+    strbuf_reset(&sb);
+    return rc;
+}
+
+typedef struct fn_list_state {
+    sqe_result *r;
+    const sql_stmt *st;
+    sqe_error *err;
+    int rc;
+} fn_list_state;
+
+static void fn_cb(void *ud, const char *name, const char *args, const char *ret, const char *kind,
+                  const char *description) {
+    fn_list_state *s = ud;
+    if (s->rc || name[0] == '$' || !matches(s->st, name)) return;
+    const char *row[6] = {name, ret, args, kind, "true", description ? description : ""};
+    s->rc = engine_result_add_text_row(s->r, row, s->err);
+}
+
+static int show_functions(const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    const char *names[] = {"Function", "Return Type", "Argument Types", "Function Type",
+                           "Deterministic", "Description"};
+    SQE_TRY(engine_result_create(6, names, NULL, out, err));
+    fn_list_state s = {*out, st, err, SQE_OK};
+    func_registry_list(fn_cb, &s);
+    return s.rc;
+}
+
+static int show_session(sqe_conn *conn, sqe_result **out, sqe_error *err) {
+    const char *names[] = {"Name", "Value", "Default", "Type", "Description"};
+    SQE_TRY(engine_result_create(5, names, NULL, out, err));
+    char threads[32], mem[32];
+    snprintf(threads, sizeof threads, "%u", conn->threads ? conn->threads : conn->db->threads);
+    snprintf(mem, sizeof mem, "%lldB",
+             (long long)(conn->query_max_memory ? conn->query_max_memory : conn->db->query_memory_limit));
+    const char *rows[][5] = {
+        {"join_reordering_strategy", conn->join_reorder ? "AUTOMATIC" : "NONE", "AUTOMATIC", "varchar",
+         "Join reordering strategy (AUTOMATIC or NONE)"},
+        {"query_max_memory", mem, "", "varchar", "Maximum memory of one query (e.g. 512MB)"},
+        {"threads", threads, "", "integer", "Threads one query uses"},
+        {"time_zone", tz_name(conn->time_zone), "", "varchar", "Session time zone"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        SQE_TRY(engine_result_add_text_row(*out, rows[i], err));
+    return SQE_OK;
+}
+
+int engine_show(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    *out = NULL;
+    int rc;
+    if (st->kind == SQL_STMT_DESCRIBE_INPUT || st->kind == SQL_STMT_DESCRIBE_OUTPUT)
+        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
+                          "DESCRIBE INPUT/OUTPUT is not supported yet");
+    switch (st->u.show.what) {
+    case SQL_SHOW_CATALOGS: rc = show_catalogs(conn, st, out, err); break;
+    case SQL_SHOW_SCHEMAS: rc = show_schemas(conn, st, out, err); break;
+    case SQL_SHOW_TABLES: rc = show_tables(conn, st, out, err); break;
+    case SQL_SHOW_COLUMNS: rc = show_columns(conn, st, out, err); break;
+    case SQL_SHOW_FUNCTIONS: rc = show_functions(st, out, err); break;
+    case SQL_SHOW_SESSION: rc = show_session(conn, out, err); break;
+    case SQL_SHOW_CREATE_TABLE: rc = show_create_table(conn, st, out, err); break;
+    default:
+        rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col, "This SHOW statement is not supported");
+        break;
+    }
+    if (rc && *out) {
+        sqe_result_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}

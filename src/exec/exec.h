@@ -1,0 +1,63 @@
+/*
+ * exec.h: the executor's public face: turn an optimized logical plan (plan/plan.h) into
+ * pipelines of physical operators, run them morsel-driven on the database's thread pool, and
+ * stream the result chunks out.
+ *
+ * Lifetimes: an exec_query borrows the plan (which must outlive it) and owns every operator,
+ * state and result buffer; exec_query_destroy frees everything even after an error or in the
+ * middle of a result stream.
+ */
+#ifndef SQE_EXEC_EXEC_H
+#define SQE_EXEC_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "common/strbuf.h"
+#include "plan/plan.h"
+#include "vec/vec.h"
+
+/* A fixed-size pool of worker threads shared by every query of a database. */
+typedef struct exec_pool exec_pool;
+
+/* Starts n threads (n >= 1). Caller owns *out (exec_pool_destroy). */
+int exec_pool_create(uint32_t n_threads, exec_pool **out, sqe_error *err);
+void exec_pool_destroy(exec_pool *pool);
+uint32_t exec_pool_size(const exec_pool *pool);
+
+typedef struct exec_options {
+    exec_pool *pool;
+    uint32_t threads;           /* threads this query may use (<= pool size); 0 = all */
+    mem_tracker *tracker;       /* the query's memory (limit enforced there) */
+    int32_t session_zone;       /* tz.h key */
+    int64_t query_start_micros; /* for current_timestamp */
+    uint64_t random_seed;
+    bool profile;               /* collect per-operator rows and time (EXPLAIN ANALYZE) */
+    const vec *const *params;   /* prepared statement parameters: 1-row vectors, [0] = ?1 */
+    uint32_t n_params;
+    volatile int *cancel;       /* set non-zero to cancel (checked between chunks); may be NULL */
+} exec_options;
+
+typedef struct exec_query exec_query;
+
+/* Builds the physical plan for `root`. Output columns are root->out in order. On success the
+ * caller owns *out (exec_query_destroy). */
+int exec_query_create(const plan *root, const exec_options *opts, exec_query **out,
+                      sqe_error *err);
+/* Returns the next result chunk (owned by the query, valid until the next call), or *out = NULL
+ * at the end. The first call runs the pipelines (later calls may run more work). */
+int exec_query_next(exec_query *q, const vec_chunk **out, sqe_error *err);
+/* After the query finished: per-operator profile (rows in/out, time, peak memory) as text,
+ * the physical plan tree one operator per line. Without profiling, the plan only. */
+void exec_query_explain(const exec_query *q, strbuf *out);
+void exec_query_destroy(exec_query *q);
+
+/* Evaluates a constant expression (bexpr_is_const) once and returns it as a BEXPR_CONST in
+ * pctx (for constant folding). Errors (e.g. division by zero in 1/0) are returned as-is; the
+ * optimizer then leaves the expression unfolded so the error surfaces only if a row reaches it. */
+int exec_fold_const(plan_ctx *pctx, const bexpr *e, int32_t session_zone,
+                    int64_t query_start_micros, bexpr **out, sqe_error *err);
+
+#endif

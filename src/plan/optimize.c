@@ -1,0 +1,50 @@
+/*
+ * optimize.c: the optimizer's driver (see optimize.h for the passes).
+ *
+ * INTERFACE: plan_optimize.
+ * NOTES: pass order: fold constants, push filters down (turning cross joins with conditions into
+ * inner joins), order the joins, push again (conditions found their joins), extract equi-join
+ * keys, prune columns, estimate. The root's output columns are restored exactly (ids and
+ * order) at the end, because the result's shape must not change.
+ */
+#include "plan/optimize_int.h"
+
+#include <string.h>
+
+int plan_optimize(plan_ctx *pctx, plan **root, const optimize_options *opts, sqe_error *err) {
+    opt_ctx oc = {pctx, opts, err};
+    plan *p = *root;
+    uint32_t n_out = p->n_out;
+    plan_col *want = ARENA_ARRAY(pctx->arena, plan_col, n_out + 1);
+    if (!want) return err_nomem(err, "optimizer");
+    memcpy(want, p->out, n_out * sizeof(plan_col));
+
+    plan_fold_constants(&oc, &p);
+    SQE_TRY(plan_push_filters(&oc, &p));
+    if (opts->join_reorder) {
+        SQE_TRY(plan_reorder_joins(&oc, &p));
+        SQE_TRY(plan_push_filters(&oc, &p));
+    }
+    SQE_TRY(plan_extract_join_keys(&oc, p));
+    SQE_TRY(plan_prune_columns(&oc, &p));
+    if (pctx->failed) return err_nomem(err, "optimizer");
+
+    bool same = p->n_out == n_out;
+    for (uint32_t i = 0; same && i < n_out; i++) same = p->out[i].id == want[i].id;
+    if (!same) {
+        plan *proj = plan_new(pctx, PLAN_PROJECT, 1, n_out);
+        if (!proj) return err_nomem(err, "optimizer");
+        proj->children[0] = p;
+        proj->u.project.exprs = ARENA_ARRAY(pctx->arena, bexpr *, n_out + 1);
+        if (!proj->u.project.exprs) return err_nomem(err, "optimizer");
+        for (uint32_t i = 0; i < n_out; i++) {
+            proj->out[i] = want[i];
+            proj->u.project.exprs[i] = bexpr_column(pctx, want[i].id, want[i].type);
+        }
+        p = proj;
+    }
+    plan_estimate(p);
+    if (pctx->failed) return err_nomem(err, "optimizer");
+    *root = p;
+    return SQE_OK;
+}

@@ -1,0 +1,321 @@
+/*
+ * pushdown.c: predicate pushdown and join key extraction.
+ *
+ * INTERFACE: plan_push_filters, plan_extract_join_keys, plan_expr_sides, plan_expr_rejects_null.
+ * NOTES: conjuncts travel down the tree and settle at the lowest node that produces all the
+ * columns they read: through projections (substituting deterministic projected expressions),
+ * into either side of inner joins (or into the join condition when they read both), into the
+ * preserved side of outer joins, below aggregations when they read only grouping columns, and
+ * through sorts and DISTINCT. A conjunct that rejects NULLs of the non-preserved side of an outer
+ * join turns it into an inner join first. Cross joins with a condition become inner joins.
+ */
+#include "plan/optimize_int.h"
+
+#include <string.h>
+
+typedef struct sides_state {
+    const plan *left, *right;
+    unsigned sides;
+} sides_state;
+
+static void sides_cb(void *ud, plan_col_id id) {
+    sides_state *st = ud;
+    if (plan_find_col(st->left, id) >= 0)
+        st->sides |= 1;
+    else if (st->right && plan_find_col(st->right, id) >= 0)
+        st->sides |= 2;
+    else
+        st->sides |= 4;
+}
+
+unsigned plan_expr_sides(const bexpr *e, const plan *left, const plan *right) {
+    sides_state st = {left, right, 0};
+    bexpr_visit_cols(e, sides_cb, &st);
+    return st.sides;
+}
+
+/* Conservative strictness: e yields NULL (or FALSE) when any column of `side` it reads is NULL.
+ * True for comparisons and null-propagating calls whose arguments are strict; IS NULL,
+ * COALESCE, CASE, OR, IS DISTINCT FROM are not strict. */
+static bool strict_on(const bexpr *e, const plan *side, bool *reads) {
+    switch (e->kind) {
+    case BEXPR_COLUMN:
+        if (plan_find_col(side, e->u.col) >= 0) *reads = true;
+        return true;
+    case BEXPR_CONST:
+        return true;
+    case BEXPR_CAST:
+        return strict_on(e->args[0], side, reads);
+    case BEXPR_CALL:
+        if (!e->u.call.def || !(e->u.call.def->flags & FUNC_NULL_PROPAGATES)) return false;
+        for (uint32_t i = 0; i < e->n_args; i++)
+            if (!strict_on(e->args[i], side, reads)) return false;
+        return true;
+    case BEXPR_AND: {
+        /* AND rejects if any conjunct rejects */
+        for (uint32_t i = 0; i < e->n_args; i++) {
+            bool r = false;
+            if (strict_on(e->args[i], side, &r) && r) {
+                *reads = true;
+                return true;
+            }
+        }
+        return false;
+    }
+    case BEXPR_IS_NOT_NULL: {
+        bool r = false;
+        if (strict_on(e->args[0], side, &r) && r) {
+            *reads = true;
+            return true;
+        }
+        return false;
+    }
+    case BEXPR_IN_LIST:
+        return strict_on(e->args[0], side, reads);
+    default:
+        return false;
+    }
+}
+
+bool plan_expr_rejects_null(const bexpr *e, const plan *side) {
+    bool reads = false;
+    return strict_on(e, side, &reads) && reads;
+}
+
+/* --- substitution through projections --------------------------------------------------- */
+
+typedef struct subst_state {
+    opt_ctx *oc;
+    const plan *project;
+    bool ok;
+} subst_state;
+
+static bexpr *substitute(subst_state *st, const bexpr *e) {
+    if (!e) return NULL;
+    if (e->kind == BEXPR_COLUMN) {
+        int idx = plan_find_col(st->project, e->u.col);
+        if (idx < 0) return (bexpr *)e; /* a lambda parameter or an outer column */
+        const bexpr *src = st->project->u.project.exprs[idx];
+        if (bexpr_is_volatile(src)) st->ok = false;
+        return bexpr_copy(st->oc->pctx, src);
+    }
+    bexpr *c = bexpr_copy(st->oc->pctx, e);
+    if (!c) {
+        st->ok = false;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) c->args[i] = substitute(st, e->args[i]);
+    return c;
+}
+
+/* Replaces aggregate group column references by the grouping expressions. */
+static bexpr *substitute_groups(opt_ctx *oc, const plan *agg, const bexpr *e, bool *ok) {
+    if (e->kind == BEXPR_COLUMN) {
+        int idx = plan_find_col(agg, e->u.col);
+        if (idx >= 0 && (uint32_t)idx < agg->u.agg.n_groups) return bexpr_copy(oc->pctx, agg->u.agg.groups[idx]);
+        if (idx >= 0) *ok = false; /* an aggregate result */
+        return (bexpr *)e;
+    }
+    bexpr *c = bexpr_copy(oc->pctx, e);
+    if (!c) {
+        *ok = false;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) c->args[i] = substitute_groups(oc, agg, e->args[i], ok);
+    return c;
+}
+
+/* --- the pushdown --------------------------------------------------------------------------- */
+
+static bool has_subquery(const bexpr *e) {
+    if (!e) return false;
+    if (e->kind == BEXPR_SUBQUERY) return true;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        if (has_subquery(e->args[i])) return true;
+    return false;
+}
+
+static plan *wrap_filter(opt_ctx *oc, plan *input, bexpr_list *conj) {
+    if (conj->n == 0) return input;
+    plan *f = plan_new(oc->pctx, PLAN_FILTER, 1, input->n_out);
+    if (!f) return input;
+    f->children[0] = input;
+    memcpy(f->out, input->out, input->n_out * sizeof(plan_col));
+    f->u.filter.cond = bexpr_make_and(oc->pctx, conj->items, conj->n);
+    return f;
+}
+
+static int push(opt_ctx *oc, plan **pp, bexpr_list *conj);
+
+/* Pushes `conj` into child i of p (a fresh list per child). */
+static int push_child(opt_ctx *oc, plan *p, uint32_t i, bexpr_list *conj) {
+    return push(oc, &p->children[i], conj);
+}
+
+static int push_join(opt_ctx *oc, plan **pp, bexpr_list *conj) {
+    plan *p = *pp;
+    plan *left = p->children[0], *right = p->children[1];
+    uint8_t t = p->u.join.type;
+    bexpr_list above = {0}, to_left = {0}, to_right = {0}, cond = {0};
+    /* outer joins that a filter makes inner */
+    for (uint32_t i = 0; i < conj->n && (t == JOIN_LEFT || t == JOIN_FULL || t == JOIN_RIGHT); i++) {
+        bexpr *c = conj->items[i];
+        if ((t == JOIN_LEFT || t == JOIN_FULL) && plan_expr_rejects_null(c, right))
+            t = t == JOIN_LEFT ? JOIN_INNER : JOIN_RIGHT;
+        if ((t == JOIN_RIGHT || t == JOIN_FULL) && plan_expr_rejects_null(c, left))
+            t = t == JOIN_RIGHT ? JOIN_INNER : JOIN_LEFT;
+    }
+    p->u.join.type = t;
+    /* the join's own condition */
+    bexpr_list own = {0};
+    SQE_TRY(bexpr_split_and(oc->pctx, p->u.join.residual, &own));
+    p->u.join.residual = NULL;
+    bool inner = t == JOIN_INNER || t == JOIN_CROSS;
+    for (uint32_t i = 0; i < own.n; i++) {
+        bexpr *c = own.items[i];
+        unsigned s = plan_expr_sides(c, left, right);
+        if (inner && s == 1)
+            SQE_TRY(bexpr_list_push(oc->pctx, &to_left, c));
+        else if ((inner || t == JOIN_LEFT || t == JOIN_SEMI || t == JOIN_ANTI || t == JOIN_MARK ||
+                  t == JOIN_SINGLE) && s == 2 && !bexpr_is_volatile(c))
+            SQE_TRY(bexpr_list_push(oc->pctx, &to_right, c));
+        else
+            SQE_TRY(bexpr_list_push(oc->pctx, &cond, c));
+    }
+    for (uint32_t i = 0; i < conj->n; i++) {
+        bexpr *c = conj->items[i];
+        unsigned s = plan_expr_sides(c, left, right);
+        bool reads_mark = t == JOIN_MARK && bexpr_uses_col(c, p->u.join.mark);
+        if (s == 1 && !reads_mark && t != JOIN_RIGHT && t != JOIN_FULL)
+            SQE_TRY(bexpr_list_push(oc->pctx, &to_left, c));
+        else if (s == 2 && inner)
+            SQE_TRY(bexpr_list_push(oc->pctx, &to_right, c));
+        else if (inner && s == 3)
+            SQE_TRY(bexpr_list_push(oc->pctx, &cond, c));
+        else
+            SQE_TRY(bexpr_list_push(oc->pctx, &above, c));
+    }
+    if (t == JOIN_CROSS && cond.n) p->u.join.type = JOIN_INNER;
+    if (t == JOIN_INNER && !cond.n && p->u.join.n_keys == 0) p->u.join.type = JOIN_CROSS;
+    p->u.join.residual = bexpr_make_and(oc->pctx, cond.items, cond.n);
+    SQE_TRY(push_child(oc, p, 0, &to_left));
+    SQE_TRY(push_child(oc, p, 1, &to_right));
+    /* children may have changed their outputs' order only through wrapping filters (same out) */
+    *pp = wrap_filter(oc, p, &above);
+    return SQE_OK;
+}
+
+static int push(opt_ctx *oc, plan **pp, bexpr_list *conj) {
+    plan *p = *pp;
+    switch (p->kind) {
+    case PLAN_FILTER: {
+        SQE_TRY(bexpr_split_and(oc->pctx, p->u.filter.cond, conj));
+        *pp = p->children[0];
+        return push(oc, pp, conj);
+    }
+    case PLAN_PROJECT: {
+        bexpr_list below = {0}, above = {0};
+        for (uint32_t i = 0; i < conj->n; i++) {
+            subst_state st = {oc, p, true};
+            bexpr *s = substitute(&st, conj->items[i]);
+            if (st.ok && s && !has_subquery(s))
+                SQE_TRY(bexpr_list_push(oc->pctx, &below, s));
+            else
+                SQE_TRY(bexpr_list_push(oc->pctx, &above, conj->items[i]));
+        }
+        SQE_TRY(push_child(oc, p, 0, &below));
+        *pp = wrap_filter(oc, p, &above);
+        return SQE_OK;
+    }
+    case PLAN_JOIN:
+        return push_join(oc, pp, conj);
+    case PLAN_AGGREGATE: {
+        bexpr_list below = {0}, above = {0};
+        for (uint32_t i = 0; i < conj->n; i++) {
+            bool ok = p->u.agg.n_sets == 0 && !bexpr_is_volatile(conj->items[i]);
+            bexpr *s = ok ? substitute_groups(oc, p, conj->items[i], &ok) : NULL;
+            if (ok && s)
+                SQE_TRY(bexpr_list_push(oc->pctx, &below, s));
+            else
+                SQE_TRY(bexpr_list_push(oc->pctx, &above, conj->items[i]));
+        }
+        SQE_TRY(push_child(oc, p, 0, &below));
+        *pp = wrap_filter(oc, p, &above);
+        return SQE_OK;
+    }
+    case PLAN_SORT:
+    case PLAN_DISTINCT: {
+        SQE_TRY(push_child(oc, p, 0, conj));
+        return SQE_OK;
+    }
+    default: {
+        /* stop here: push nothing further, but optimize the children on their own */
+        for (uint32_t i = 0; i < p->n_children; i++) {
+            bexpr_list none = {0};
+            SQE_TRY(push_child(oc, p, i, &none));
+        }
+        *pp = wrap_filter(oc, p, conj);
+        return SQE_OK;
+    }
+    }
+}
+
+int plan_push_filters(opt_ctx *oc, plan **pp) {
+    bexpr_list none = {0};
+    return push(oc, pp, &none);
+}
+
+/* --- join keys ------------------------------------------------------------------------------ */
+
+int plan_extract_join_keys(opt_ctx *oc, plan *p) {
+    for (uint32_t i = 0; i < p->n_children; i++) SQE_TRY(plan_extract_join_keys(oc, p->children[i]));
+    if (p->kind != PLAN_JOIN || !p->u.join.residual || p->u.join.type == JOIN_CROSS) return SQE_OK;
+    plan *left = p->children[0], *right = p->children[1];
+    bexpr_list conj = {0}, rest = {0};
+    SQE_TRY(bexpr_split_and(oc->pctx, p->u.join.residual, &conj));
+    uint32_t n_keys = p->u.join.n_keys;
+    bexpr **lk = ARENA_ARRAY(oc->pctx->arena, bexpr *, n_keys + conj.n + 1);
+    bexpr **rk = ARENA_ARRAY(oc->pctx->arena, bexpr *, n_keys + conj.n + 1);
+    bool *ns = ARENA_ARRAY(oc->pctx->arena, bool, n_keys + conj.n + 1);
+    if (!lk || !rk || !ns) return err_nomem(oc->err, "optimizer");
+    for (uint32_t i = 0; i < n_keys; i++) {
+        lk[i] = p->u.join.left_keys[i];
+        rk[i] = p->u.join.right_keys[i];
+        ns[i] = p->u.join.null_safe ? p->u.join.null_safe[i] : false;
+    }
+    for (uint32_t i = 0; i < conj.n; i++) {
+        bexpr *c = conj.items[i];
+        bool null_safe = false;
+        bexpr *eq = c;
+        if (c->kind == BEXPR_NOT && c->args[0]->kind == BEXPR_CALL && c->args[0]->u.call.name &&
+            strcmp(c->args[0]->u.call.name, "$is_distinct_from") == 0) {
+            eq = c->args[0];
+            null_safe = true;
+        }
+        bool is_eq = eq->kind == BEXPR_CALL && eq->n_args == 2 && eq->u.call.name &&
+                     (null_safe || strcmp(eq->u.call.name, "$eq") == 0);
+        if (is_eq && !bexpr_is_volatile(eq)) {
+            unsigned a = plan_expr_sides(eq->args[0], left, right);
+            unsigned b2 = plan_expr_sides(eq->args[1], left, right);
+            if (a == 1 && b2 == 2) {
+                lk[n_keys] = eq->args[0];
+                rk[n_keys] = eq->args[1];
+                ns[n_keys++] = null_safe;
+                continue;
+            }
+            if (a == 2 && b2 == 1) {
+                lk[n_keys] = eq->args[1];
+                rk[n_keys] = eq->args[0];
+                ns[n_keys++] = null_safe;
+                continue;
+            }
+        }
+        SQE_TRY(bexpr_list_push(oc->pctx, &rest, c));
+    }
+    p->u.join.left_keys = lk;
+    p->u.join.right_keys = rk;
+    p->u.join.null_safe = ns;
+    p->u.join.n_keys = n_keys;
+    p->u.join.residual = bexpr_make_and(oc->pctx, rest.items, rest.n);
+    return SQE_OK;
+}

@@ -1,0 +1,131 @@
+/*
+ * vec.h: column vectors and chunks, the unit of data every operator passes.
+ *
+ * A vec is one column of up to `capacity` rows in one of three shapes:
+ *   VEC_FLAT   values in `data` (layout per types.h), validity bitmap in `validity`;
+ *   VEC_CONST  one value at index 0 standing for every row (literals, partition values);
+ *   VEC_DICT   row i is row sel[i] of `dict` (a filter or gather without copying; Parquet
+ *              dictionary pages); with sel == NULL row i is row i of `dict` (a zero-copy view
+ *              of another vector, e.g. a scan handing out a stored column).
+ * `validity` is NULL when no row is NULL; otherwise bit i (LSB-first in 64-bit words) is 1 when
+ * row i is valid, as in Arrow.
+ *
+ * Lifetimes: a vec owns its data, validity and child vectors. String views may point into
+ *   (a) the vec's own `heap` arena (strings made by a kernel), or
+ *   (b) memory of the producer that lives at least until the chunk has been pushed through the
+ *       pipeline (e.g. a table's storage, a dictionary page).
+ * Anything that keeps values beyond the current push (hash tables, sort runs, materialized
+ * results) copies the string bytes into its own storage. vec_reset drops the heap and children
+ * contents, so a producer reuses the same chunk for every batch.
+ *
+ * A chunk is a set of equally long columns plus a row count.
+ */
+#ifndef SQE_VEC_VEC_H
+#define SQE_VEC_VEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/mem.h"
+#include "types/types.h"
+
+#define VEC_CHUNK_SIZE 2048
+
+typedef enum vec_shape { VEC_FLAT = 0, VEC_CONST, VEC_DICT } vec_shape;
+
+typedef struct vec vec;
+
+struct vec {
+    sqe_type type;
+    uint8_t shape;          /* vec_shape */
+    uint32_t capacity;      /* rows the data buffer holds */
+    void *data;             /* FLAT/CONST: values */
+    uint64_t *validity;     /* NULL = all valid; else points at validity_buf */
+    uint64_t *validity_buf; /* owned bitmap storage, capacity bits, allocated on demand */
+    arena heap;             /* string bytes made for this vec; reset with vec_reset */
+    mem_tracker *tracker;
+    /* nested: ARRAY -> children[0] elements; MAP -> children[0] keys, [1] values;
+       ROW -> one child per field (same row count as this vec). */
+    vec *children;
+    uint32_t n_children;
+    uint32_t child_len;     /* ARRAY/MAP: elements used in children */
+    /* VEC_DICT */
+    const uint32_t *sel;    /* row -> dict row; NULL = identity; may point at sel_buf */
+    uint32_t *sel_buf;      /* owned index storage (vec_sel_make), capacity entries */
+    const vec *dict;        /* borrowed: must outlive this vector's current contents */
+};
+
+typedef struct vec_chunk {
+    uint32_t n_cols;
+    uint32_t count;         /* rows in use */
+    uint32_t capacity;
+    vec *cols;              /* n_cols vectors */
+} vec_chunk;
+
+/* Initializes caller-owned storage as an empty flat vector of `type` with room for capacity
+ * rows (data allocated through tracker, which may be NULL). Returns SQE_OK or an error; on error
+ * v is left safe to vec_destroy. */
+int vec_init(vec *v, sqe_type type, uint32_t capacity, mem_tracker *tracker, sqe_error *err);
+/* Frees everything the vector owns. Safe on a zeroed or failed vec. */
+void vec_destroy(vec *v);
+/* Makes v flat again with no NULLs, drops its heap strings and children's contents (keeps
+ * buffers). */
+void vec_reset(vec *v);
+/* Grows a flat vector to hold at least n rows (keeps values). */
+int vec_reserve(vec *v, uint32_t n, sqe_error *err);
+
+/* Validity. */
+static inline bool vec_is_valid_flat(const vec *v, uint32_t row) {
+    return !v->validity || ((v->validity[row >> 6] >> (row & 63)) & 1);
+}
+/* Marks row NULL (allocates the bitmap on first use: all other rows valid). */
+int vec_set_null(vec *v, uint32_t row);
+static inline void vec_set_valid(vec *v, uint32_t row) {
+    if (v->validity) v->validity[row >> 6] |= (uint64_t)1 << (row & 63);
+}
+/* Ensures the bitmap exists (all rows valid) and returns it; NULL on out-of-memory. */
+uint64_t *vec_validity_make(vec *v);
+
+/* Row r's logical value position, following CONST and DICT shapes down to a flat vector:
+ * returns the flat vector and sets *phys to the index inside it. */
+const vec *vec_resolve(const vec *v, uint32_t row, uint32_t *phys);
+/* NULL test for any shape. */
+bool vec_is_null(const vec *v, uint32_t row);
+
+/* Makes v a view of src: row i of v is row sel[i] of src (sel NULL = identity). sel is
+ * borrowed and must stay valid as long as v's contents; src likewise. */
+void vec_set_dict(vec *v, const vec *src, const uint32_t *sel);
+/* Returns the owned selection buffer (capacity entries), allocating it on first use. */
+uint32_t *vec_sel_make(vec *v, sqe_error *err);
+
+/* Converts any shape into a flat vector of `count` rows in place (copies values). */
+int vec_flatten(vec *v, uint32_t count, sqe_error *err);
+
+/* Turns v into a constant vector holding row `row` of src (src any shape; strings copied into
+ * v's heap). */
+int vec_set_const_from(vec *v, const vec *src, uint32_t row, sqe_error *err);
+/* Turns v into a constant NULL. */
+void vec_set_const_null(vec *v);
+
+/* Copies row src_row of src (any shape) into row dst_row of flat vector dst; string bytes that
+ * are not inline are copied into dst's heap; nested values are appended to dst's children. */
+int vec_copy_row(vec *dst, uint32_t dst_row, const vec *src, uint32_t src_row, sqe_error *err);
+
+/* String helpers: copies len bytes into v's heap and returns a view on them (inline when short).
+ * On out-of-memory returns a view with len 0 and sets *ok=false. */
+sqe_str vec_str_copy(vec *v, const char *p, uint32_t len, bool *ok);
+/* Reserves len bytes in v's heap for a string the caller fills, or NULL on failure. */
+char *vec_str_reserve(vec *v, uint32_t len);
+
+/* Typed access to flat data. */
+#define VEC_DATA(v, ctype) ((ctype *)(v)->data)
+
+/* Chunks. */
+int vec_chunk_init(vec_chunk *c, uint32_t n_cols, const sqe_type *types, uint32_t capacity,
+                   mem_tracker *tracker, sqe_error *err);
+void vec_chunk_destroy(vec_chunk *c);
+/* Resets every column and sets count to 0. */
+void vec_chunk_reset(vec_chunk *c);
+
+#endif

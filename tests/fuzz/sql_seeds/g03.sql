@@ -1,0 +1,1 @@
+select cast(x as decimal(12, 2)), try_cast(y as timestamp(3) with time zone), cast(z as row(a bigint, "b c" varchar)), cast(m as map(varchar, array(integer))), cast(d as double precision), cast(i as interval day to second);

@@ -1,0 +1,1 @@
+select a from t where a in (1, 2) and b not in (select c from u) and c between 1 and 2 and d not like 'x%' escape '\' and e is not null and f is distinct from g and h = any (select 1) and exists (select 1);

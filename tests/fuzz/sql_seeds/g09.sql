@@ -1,0 +1,1 @@
+select count(distinct x), array_agg(x order by y desc nulls first) filter (where x > 0), lag(x) ignore nulls over (partition by a order by b rows between unbounded preceding and current row), rank() over w from t window w as (partition by c);

@@ -1,0 +1,1 @@
+table c.s.t;

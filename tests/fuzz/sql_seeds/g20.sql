@@ -1,0 +1,1 @@
+explain analyze verbose (type distributed, format json) select 1;

@@ -1,0 +1,1 @@
+alter table if exists t add column if not exists c bigint;

@@ -1,0 +1,1 @@
+alter table t rename column a to b;

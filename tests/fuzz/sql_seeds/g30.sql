@@ -1,0 +1,1 @@
+alter table t set properties x = 1, y = default;

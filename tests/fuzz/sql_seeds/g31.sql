@@ -1,0 +1,1 @@
+alter table t alter column c set data type bigint;

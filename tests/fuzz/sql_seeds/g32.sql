@@ -1,0 +1,1 @@
+show schemas from c like 's%' escape '\';

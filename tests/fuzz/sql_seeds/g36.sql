@@ -1,0 +1,1 @@
+set session c.prop = 'x';

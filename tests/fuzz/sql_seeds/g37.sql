@@ -1,0 +1,1 @@
+reset session prop;

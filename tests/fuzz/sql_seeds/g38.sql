@@ -1,0 +1,1 @@
+prepare q from select * from t where a = ? and b = ?;

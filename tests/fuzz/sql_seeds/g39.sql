@@ -1,0 +1,1 @@
+execute q using 1, 'a';

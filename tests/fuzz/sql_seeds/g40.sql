@@ -1,0 +1,1 @@
+deallocate prepare q;

@@ -1,0 +1,1 @@
+start transaction isolation level read committed, read only;

@@ -1,0 +1,1 @@
+call system.rollback(schema_name => 's', 1);

@@ -1,0 +1,1 @@
+create or replace view v comment 'c' security invoker as select 1;

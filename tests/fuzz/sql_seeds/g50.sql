@@ -1,0 +1,1 @@
+select 1 /* block ; comment */ ; select 'a;b'; select "x;y"

@@ -1,0 +1,125 @@
+/*
+ * slt.h: the sqllogictest runner's internal interface (tests/runner/ only).
+ *
+ * slt_parse.c reads a .test file into a flat array of records (statements, queries and control
+ * lines such as loop/endloop); slt_exec.c interprets that array on a connector, compares results
+ * and reports failures; slt_conn.c holds the connectors (embedded API for now; Flight SQL and
+ * Trino HTTP clients later) behind one small interface; slt_runner.c is main (options, file
+ * discovery, parallel jobs). README.md beside this file documents the dialect.
+ */
+#ifndef SQE_TESTS_SLT_H
+#define SQE_TESTS_SLT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sqe/sqe.h"
+
+/* ---- records --------------------------------------------------------------------------------- */
+
+typedef enum slt_kind {
+    SLT_STATEMENT_OK,
+    SLT_STATEMENT_ERROR,
+    SLT_QUERY,
+    SLT_REQUIRE,     /* arg: feature */
+    SLT_LOOP,        /* arg: variable; start, end */
+    SLT_FOREACH,     /* arg: variable; values */
+    SLT_ENDLOOP,
+    SLT_HALT,
+    SLT_MODE_SKIP,
+    SLT_MODE_UNSKIP,
+    SLT_LOAD,        /* arg: path of a SQL script */
+    SLT_BAD          /* unreadable record; arg: what is wrong. Fails when reached. */
+} slt_kind;
+
+typedef enum slt_sort { SLT_SORT_NONE, SLT_SORT_ROW, SLT_SORT_VALUE } slt_sort;
+
+typedef struct slt_condition {
+    int only;         /* 1 for onlyif, 0 for skipif */
+    char *connector;
+} slt_condition;
+
+typedef struct slt_record {
+    slt_kind kind;
+    const char *file;         /* the file the record came from (owned by the script) */
+    int line;                 /* 1-based line of the command */
+    slt_condition *conds;     /* skipif/onlyif lines before the record */
+    int n_conds;
+    char *sql;                /* statement or query text, lines joined with '\n' */
+    char *types;              /* query: type string, one letter per column (I, T, R, ...) */
+    slt_sort sort;
+    char *label;              /* query: optional label, or NULL */
+    int has_results;          /* a "----" line was present */
+    char **expected;          /* lines after "----" */
+    int n_expected;
+    int sql_last_line;        /* last line of the SQL text */
+    int results_last_line;    /* last expected line (the "----" line when none) */
+    char *arg;                /* see slt_kind */
+    char **values;            /* foreach values */
+    int n_values;
+    long start, end;          /* loop bounds: start <= var < end */
+    int match;                /* loop/foreach: index of its endloop; endloop: of its loop */
+} slt_record;
+
+typedef struct slt_script {
+    char *path;
+    slt_record *recs;
+    int n_recs;
+    char **files;             /* names of the file and of included files (owned) */
+    int n_files;
+} slt_script;
+
+/* Parses the file at path. Unreadable records become SLT_BAD records, so a file always parses;
+ * returns 0, or -1 when the file itself cannot be read (msg then says why). On success the caller
+ * owns *out and calls slt_script_free(). */
+int slt_script_parse(const char *path, slt_script *out, char *msg, size_t msg_len);
+void slt_script_free(slt_script *script);
+
+/* ---- connectors ------------------------------------------------------------------------------ */
+
+/* A statement's outcome in connector-neutral form. */
+typedef struct slt_result {
+    int failed;               /* 1 when the statement failed; err says how */
+    sqe_error err;
+    int n_cols;
+    char **col_types;         /* Trino type names (n_cols) */
+    char **values;            /* n_rows * n_cols texts; NULL for SQL NULL */
+    size_t n_rows;
+} slt_result;
+
+typedef struct slt_options slt_options;
+
+typedef struct slt_connector {
+    const char *name;         /* what skipif/onlyif name */
+    /* Opens a fresh database and session; returns 0 or non-zero with err set. */
+    int (*open)(const slt_options *opt, void **conn, sqe_error *err);
+    /* Runs one statement and fills *out (always; out->failed tells the outcome). */
+    void (*run)(void *conn, const char *sql, slt_result *out);
+    void (*close)(void *conn);
+} slt_connector;
+
+/* The connector named name, or NULL. */
+const slt_connector *slt_connector_find(const char *name);
+/* Frees the contents of r and zeroes it. */
+void slt_result_free(slt_result *r);
+
+/* ---- running --------------------------------------------------------------------------------- */
+
+struct slt_options {
+    const slt_connector *connector;
+    int rewrite;              /* rewrite the expected rows of failing queries in place */
+    int verbose;              /* report every record */
+    int threads;              /* engine threads per database (0 = default) */
+};
+
+typedef struct slt_counts {
+    int passed;
+    int failed;
+    int skipped;
+} slt_counts;
+
+/* Runs one .test file on a fresh database, adding to *counts as it goes (so a crash keeps the
+ * records counted so far) and writing FAIL reports to report. */
+void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, FILE *report);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * slt_conn.c: the runner's connectors: how a statement reaches an engine and comes back as text.
+ *
+ * A connector opens a fresh database and session, runs one statement at a time and returns the
+ * outcome as an slt_result (column types and cell texts), so the comparison code does not care how
+ * the rows travelled. "embedded" calls the public API in sqe.h in-process; the Flight SQL and
+ * Trino HTTP clients join the table below when the servers exist, and then one corpus checks that
+ * all front ends agree.
+ *
+ * INTERFACE: slt_connector_find, slt_result_free.
+ * NOTES: cell texts come from sqe_chunk_format (Trino's text rendering); a result is capped at
+ * MAX_VALUES cells so a runaway query fails instead of exhausting memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "slt.h"
+
+#define MAX_VALUES ((size_t)50 * 1000 * 1000)
+
+void slt_result_free(slt_result *r) {
+    for (int i = 0; i < r->n_cols; i++)
+        if (r->col_types) free(r->col_types[i]);
+    free(r->col_types);
+    for (size_t i = 0; i < r->n_rows * (size_t)r->n_cols; i++) free(r->values[i]);
+    free(r->values);
+    memset(r, 0, sizeof *r);
+}
+
+static void result_fail(slt_result *r, const char *sqlstate, const char *message) {
+    memset(&r->err, 0, sizeof r->err);
+    r->err.code = -1;
+    snprintf(r->err.sqlstate, sizeof r->err.sqlstate, "%s", sqlstate);
+    snprintf(r->err.message, sizeof r->err.message, "%s", message);
+    r->failed = 1;
+}
+
+/* ---- embedded: the in-process API ------------------------------------------------------------ */
+
+typedef struct embedded {
+    sqe_db *db;
+    sqe_conn *conn;
+} embedded;
+
+static int embedded_open(const slt_options *opt, void **out, sqe_error *err) {
+    embedded *e = calloc(1, sizeof *e);
+    if (!e) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return -1;
+    }
+    sqe_db_options db_opts;
+    memset(&db_opts, 0, sizeof db_opts);
+    db_opts.threads = opt->threads;
+    if (sqe_db_open(&db_opts, &e->db, err) != SQE_OK) {
+        free(e);
+        return -1;
+    }
+    if (sqe_connect(e->db, &e->conn, err) != SQE_OK) {
+        sqe_db_close(e->db);
+        free(e);
+        return -1;
+    }
+    *out = e;
+    return 0;
+}
+
+static void embedded_close(void *conn) {
+    embedded *e = conn;
+    if (!e) return;
+    sqe_disconnect(e->conn);
+    sqe_db_close(e->db);
+    free(e);
+}
+
+/* Appends the rows of chunk to r; returns 0, or -1 with r failed. */
+static int append_chunk(slt_result *r, const sqe_chunk *chunk, size_t *cap) {
+    int n_rows = sqe_chunk_row_count(chunk);
+    size_t n_cols = (size_t)r->n_cols;
+    size_t need = (r->n_rows + (size_t)n_rows) * n_cols;
+    if (need > MAX_VALUES) {
+        result_fail(r, "54000", "result too large for the test runner");
+        return -1;
+    }
+    if (need > *cap) {
+        size_t new_cap = *cap ? *cap : 256;
+        while (new_cap < need) new_cap *= 2;
+        char **grown = realloc(r->values, new_cap * sizeof *grown);
+        if (!grown) goto out_nomem;
+        r->values = grown;
+        *cap = new_cap;
+    }
+    char small[256];
+    for (int row = 0; row < n_rows; row++) {
+        for (size_t col = 0; col < n_cols; col++) {
+            char **slot = &r->values[r->n_rows * n_cols + col];
+            *slot = NULL;
+            if (sqe_chunk_is_null(chunk, (int)col, row)) continue;
+            size_t len = sqe_chunk_format(chunk, (int)col, row, small, sizeof small);
+            if (len < sizeof small) {
+                *slot = strdup(small);
+            } else {
+                *slot = malloc(len + 1);
+                if (*slot) sqe_chunk_format(chunk, (int)col, row, *slot, len + 1);
+            }
+            if (!*slot) {
+                for (size_t c = 0; c < col; c++) free(r->values[r->n_rows * n_cols + c]);
+                goto out_nomem;
+            }
+        }
+        r->n_rows++;
+    }
+    return 0;
+
+out_nomem:
+    result_fail(r, "53200", "out of memory in the test runner");
+    return -1;
+}
+
+static void embedded_run(void *conn, const char *sql, slt_result *r) {
+    embedded *e = conn;
+    memset(r, 0, sizeof *r);
+    sqe_result *res = NULL;
+    if (sqe_query(e->conn, sql, &res, &r->err) != SQE_OK || !res) {
+        if (res) sqe_result_destroy(res);
+        r->failed = 1;
+        return;
+    }
+    int n_cols = sqe_result_column_count(res);
+    if (n_cols < 0) n_cols = 0;
+    r->col_types = calloc((size_t)n_cols + 1, sizeof *r->col_types);
+    if (!r->col_types) {
+        result_fail(r, "53200", "out of memory in the test runner");
+        sqe_result_destroy(res);
+        return;
+    }
+    r->n_cols = n_cols;
+    for (int i = 0; i < n_cols; i++) {
+        const char *type = sqe_result_column_type(res, i);
+        r->col_types[i] = strdup(type ? type : "");
+        if (!r->col_types[i]) {
+            result_fail(r, "53200", "out of memory in the test runner");
+            sqe_result_destroy(res);
+            return;
+        }
+    }
+    size_t cap = 0;
+    for (;;) {
+        const sqe_chunk *chunk = NULL;
+        if (sqe_result_next(res, &chunk, &r->err) != SQE_OK) {
+            r->failed = 1;
+            break;
+        }
+        if (!chunk) break;
+        if (n_cols > 0 && append_chunk(r, chunk, &cap) != 0) break;
+    }
+    sqe_result_destroy(res);
+}
+
+/* ---- the table ------------------------------------------------------------------------------- */
+
+static const slt_connector connectors[] = {
+    {"embedded", embedded_open, embedded_run, embedded_close},
+};
+
+const slt_connector *slt_connector_find(const char *name) {
+    for (size_t i = 0; i < sizeof connectors / sizeof connectors[0]; i++)
+        if (strcmp(connectors[i].name, name) == 0) return &connectors[i];
+    return NULL;
+}

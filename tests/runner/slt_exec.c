@@ -1,0 +1,827 @@
+/*
+ * slt_exec.c: runs a parsed .test file on a connector and checks every record.
+ *
+ * The records of a script are interpreted in order with a small machine: a stack of loop frames
+ * (loop/foreach ... endloop, with ${var} substituted into SQL and expected text), a skip mode
+ * (mode skip/unskip), per-record skipif/onlyif conditions, and halt/require to end a file early.
+ * `statement ok` must succeed; `statement error` must fail, and its expected lines may pin a
+ * message substring, the SQLSTATE and the position; `query` compares the rows with the expected
+ * ones after the requested sorting, numerically with a relative tolerance for R columns.
+ *
+ * INTERFACE: slt_file_run.
+ * NOTES:
+ *   - Cell texts: NULL prints as "NULL" and the empty string as "(empty)". Expected rows are
+ *     tab-separated; the classic one-value-per-line layout is accepted too.
+ *   - --rewrite replaces the expected rows (and a wrong type string) of failing queries of the
+ *     file itself (not those inside loops or included files) once the file has run.
+ *   - __TEST_DIR__ expands to a private temporary directory, removed after the file;
+ *     __WORKING_DIRECTORY__ to the current directory.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "slt.h"
+
+#define REPORT_MAX_LINES 20
+#define REAL_TOLERANCE 1e-9
+
+/* Features that `require` accepts; a file requiring anything else is skipped. */
+static const char *const known_features[] = {
+    NULL, /* none yet: add names here as the engine grows them (e.g. "parquet") */
+};
+
+typedef struct frame {
+    int rec;   /* index of the loop/foreach record */
+    long cur;  /* loop: current value */
+    int idx;   /* foreach: current value index */
+} frame;
+
+typedef struct label_entry {
+    char *label;
+    char **values; /* copies, in comparison order */
+    size_t n_values;
+} label_entry;
+
+typedef struct rewrite_entry {
+    int header_line;   /* the "query ..." line */
+    char *new_types;   /* replacement type string, or NULL */
+    int after_line;    /* new rows go after this line */
+    int add_sep;       /* write a "----" line first */
+    int skip_from;     /* old expected lines to drop: [skip_from, skip_to] */
+    int skip_to;
+    char **rows;       /* tab-joined rows */
+    size_t n_rows;
+} rewrite_entry;
+
+typedef struct run_state {
+    const slt_script *script;
+    const slt_options *opt;
+    void *conn;
+    FILE *report;
+    slt_counts *counts;
+    frame *frames;
+    int n_frames;
+    int skip_mode;
+    label_entry *labels;
+    int n_labels;
+    rewrite_entry *rewrites;
+    int n_rewrites;
+    char *test_dir;
+    int stop;
+} run_state;
+
+/* ---- text helpers ---------------------------------------------------------------------------- */
+
+typedef struct text {
+    char *data;
+    size_t len;
+    size_t cap;
+} text;
+
+static void text_add(text *t, const char *s, size_t len) {
+    if (t->len + len + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 128;
+        while (cap < t->len + len + 1) cap *= 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) {
+            fprintf(stderr, "slt_runner: out of memory\n");
+            exit(2);
+        }
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, len);
+    t->len += len;
+    t->data[t->len] = '\0';
+}
+
+static void text_adds(text *t, const char *s) { text_add(t, s, strlen(s)); }
+
+static char *xstrdup(const char *s) {
+    char *copy = strdup(s);
+    if (!copy) {
+        fprintf(stderr, "slt_runner: out of memory\n");
+        exit(2);
+    }
+    return copy;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "slt_runner: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* ---- variables ------------------------------------------------------------------------------- */
+
+static const char *test_dir(run_state *st) {
+    if (!st->test_dir) {
+        const char *tmp = getenv("TMPDIR");
+        char templ[PATH_MAX];
+        snprintf(templ, sizeof templ, "%s/slt_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (mkdtemp(templ)) st->test_dir = xstrdup(templ);
+        else st->test_dir = xstrdup("/tmp");
+    }
+    return st->test_dir;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Writes the value of loop variable name (len bytes) into t; 0 when there is no such variable. */
+static int variable_value(run_state *st, const char *name, size_t len, text *t) {
+    for (int i = st->n_frames - 1; i >= 0; i--) {
+        const slt_record *r = &st->script->recs[st->frames[i].rec];
+        if (strlen(r->arg) != len || strncmp(r->arg, name, len) != 0) continue;
+        if (r->kind == SLT_LOOP) {
+            char num[32];
+            snprintf(num, sizeof num, "%ld", st->frames[i].cur);
+            text_adds(t, num);
+        } else {
+            text_adds(t, r->values[st->frames[i].idx]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Returns a malloc'd copy of s with ${var}, __TEST_DIR__ and __WORKING_DIRECTORY__ expanded. */
+static char *substitute(run_state *st, const char *s) {
+    text t = {0};
+    text_add(&t, "", 0);
+    const char *p = s;
+    while (*p) {
+        if (p[0] == '$' && p[1] == '{') {
+            const char *end = strchr(p + 2, '}');
+            if (end && variable_value(st, p + 2, (size_t)(end - p - 2), &t)) {
+                p = end + 1;
+                continue;
+            }
+        } else if (strncmp(p, "__TEST_DIR__", 12) == 0) {
+            text_adds(&t, test_dir(st));
+            p += 12;
+            continue;
+        } else if (strncmp(p, "__WORKING_DIRECTORY__", 21) == 0) {
+            char cwd[PATH_MAX];
+            text_adds(&t, getcwd(cwd, sizeof cwd) ? cwd : ".");
+            p += 21;
+            continue;
+        }
+        text_add(&t, p, 1);
+        p++;
+    }
+    return t.data;
+}
+
+/* ---- reporting ------------------------------------------------------------------------------- */
+
+static void report_header(run_state *st, const char *verdict, const slt_record *r) {
+    fprintf(st->report, "%s %s:%d", verdict, r->file, r->line);
+    if (st->n_frames > 0) {
+        fputs(" (", st->report);
+        for (int i = 0; i < st->n_frames; i++) {
+            text t = {0};
+            const slt_record *loop = &st->script->recs[st->frames[i].rec];
+            variable_value(st, loop->arg, strlen(loop->arg), &t);
+            fprintf(st->report, "%s%s=%s", i ? ", " : "", loop->arg, t.data ? t.data : "");
+            free(t.data);
+        }
+        fputs(")", st->report);
+    }
+    fputc('\n', st->report);
+}
+
+/* Prints up to REPORT_MAX_LINES lines of s, indented. */
+static void report_block(run_state *st, const char *title, const char *s) {
+    fprintf(st->report, "  %s:\n", title);
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (n < REPORT_MAX_LINES) fprintf(st->report, "    %.*s\n", (int)len, p);
+        n++;
+        p += len;
+        if (*p) p++;
+    }
+    if (n > REPORT_MAX_LINES)
+        fprintf(st->report, "    ... (%d more lines)\n", n - REPORT_MAX_LINES);
+}
+
+/* Like report_lines for expected lines, with variables substituted. */
+static void report_expected(run_state *st, const slt_record *r) {
+    char **lines = xcalloc((size_t)r->n_expected, sizeof *lines);
+    for (int i = 0; i < r->n_expected; i++) lines[i] = substitute(st, r->expected[i]);
+    fprintf(st->report, "  expected (%d line%s):\n", r->n_expected, r->n_expected == 1 ? "" : "s");
+    for (int i = 0; i < r->n_expected && i < REPORT_MAX_LINES; i++)
+        fprintf(st->report, "    %s\n", lines[i]);
+    if (r->n_expected > REPORT_MAX_LINES)
+        fprintf(st->report, "    ... (%d more lines)\n", r->n_expected - REPORT_MAX_LINES);
+    for (int i = 0; i < r->n_expected; i++) free(lines[i]);
+    free(lines);
+}
+
+static void report_lines(run_state *st, const char *title, char **lines, size_t n) {
+    fprintf(st->report, "  %s (%zu line%s):\n", title, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n && i < REPORT_MAX_LINES; i++)
+        fprintf(st->report, "    %s\n", lines[i]);
+    if (n > REPORT_MAX_LINES)
+        fprintf(st->report, "    ... (%zu more lines)\n", n - REPORT_MAX_LINES);
+}
+
+static void record_pass(run_state *st, const slt_record *r) {
+    st->counts->passed++;
+    if (st->opt->verbose) report_header(st, "ok  ", r);
+}
+
+static void record_skip(run_state *st, const slt_record *r) {
+    st->counts->skipped++;
+    if (st->opt->verbose) report_header(st, "skip", r);
+}
+
+/* Starts a failure report: "FAIL file:line", the reason and the SQL. */
+static void record_fail(run_state *st, const slt_record *r, const char *sql, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void record_fail(run_state *st, const slt_record *r, const char *sql, const char *fmt, ...) {
+    st->counts->failed++;
+    report_header(st, "FAIL", r);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("  ", st->report);
+    vfprintf(st->report, fmt, ap);
+    fputc('\n', st->report);
+    va_end(ap);
+    if (sql) report_block(st, "SQL", sql);
+}
+
+static void describe_error(const sqe_error *err, char *buf, size_t len) {
+    char sqlstate[sizeof err->sqlstate];
+    memcpy(sqlstate, err->sqlstate, sizeof sqlstate);
+    sqlstate[sizeof sqlstate - 1] = '\0';
+    int n = snprintf(buf, len, "%s", err->message[0] ? err->message : "unknown error");
+    if (n >= 0 && (size_t)n < len && sqlstate[0])
+        n += snprintf(buf + n, len - (size_t)n, " (SQLSTATE %s)", sqlstate);
+    if (n >= 0 && (size_t)n < len && err->line > 0)
+        snprintf(buf + n, len - (size_t)n, " at %d:%d", err->line, err->column);
+}
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+static const char *cell_text(const char *value) {
+    if (!value) return "NULL";
+    if (!*value) return "(empty)";
+    return value;
+}
+
+static int parse_number(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
+static int values_equal(const char *expected, const char *actual, int real) {
+    if (strcmp(expected, actual) == 0) return 1;
+    double a, b;
+    if (!real || !parse_number(expected, &a) || !parse_number(actual, &b)) return 0;
+    if (a == b) return 1;
+    return fabs(a - b) <= REAL_TOLERANCE * fmax(fabs(a), fabs(b));
+}
+
+static int compare_rows(const void *a, const void *b, void *arg) {
+    const char *const *ra = *(const char *const *const *)a;
+    const char *const *rb = *(const char *const *const *)b;
+    int n_cols = *(const int *)arg;
+    for (int i = 0; i < n_cols; i++) {
+        int c = strcmp(ra[i], rb[i]);
+        if (c) return c;
+    }
+    return 0;
+}
+
+static int compare_values(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts n_rows x n_cols values in place as the record asks. */
+static void sort_values(const char **values, size_t n_rows, int n_cols, slt_sort sort) {
+    if (sort == SLT_SORT_VALUE) {
+        qsort(values, n_rows * (size_t)n_cols, sizeof *values, compare_values);
+    } else if (sort == SLT_SORT_ROW && n_rows > 1) {
+        const char ***rows = xcalloc(n_rows, sizeof *rows);
+        const char **copy = xcalloc(n_rows * (size_t)n_cols, sizeof *copy);
+        memcpy(copy, values, n_rows * (size_t)n_cols * sizeof *copy);
+        for (size_t i = 0; i < n_rows; i++) rows[i] = copy + i * (size_t)n_cols;
+        qsort_r(rows, n_rows, sizeof *rows, compare_rows, &n_cols);
+        for (size_t i = 0; i < n_rows; i++)
+            memcpy(values + i * (size_t)n_cols, rows[i], (size_t)n_cols * sizeof *values);
+        free(rows);
+        free(copy);
+    }
+}
+
+/* Joins each row's values with tabs; returns n_rows malloc'd lines. */
+static char **join_rows(const char **values, size_t n_rows, int n_cols) {
+    char **lines = xcalloc(n_rows, sizeof *lines);
+    for (size_t i = 0; i < n_rows; i++) {
+        text t = {0};
+        text_add(&t, "", 0);
+        for (int c = 0; c < n_cols; c++) {
+            if (c) text_add(&t, "\t", 1);
+            text_adds(&t, values[i * (size_t)n_cols + (size_t)c]);
+        }
+        lines[i] = t.data;
+    }
+    return lines;
+}
+
+static void free_lines(char **lines, size_t n) {
+    for (size_t i = 0; i < n; i++) free(lines[i]);
+    free(lines);
+}
+
+/* ---- rewrite --------------------------------------------------------------------------------- */
+
+static char type_letter(const char *type) {
+    static const char *const integers[] = {"tinyint", "smallint", "integer", "bigint"};
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++)
+        if (strcasecmp(type, integers[i]) == 0) return 'I';
+    if (strcasecmp(type, "real") == 0 || strcasecmp(type, "double") == 0 ||
+        strncasecmp(type, "decimal", 7) == 0)
+        return 'R';
+    return 'T';
+}
+
+static void rewrite_add(run_state *st, const slt_record *r, const slt_result *res,
+                        const char **values, size_t n_rows) {
+    if (!st->opt->rewrite || st->n_frames > 0 || r->file != st->script->files[0]) return;
+    for (int i = 0; i < st->n_rewrites; i++)
+        if (st->rewrites[i].header_line == r->line) return;
+    rewrite_entry *grown = realloc(st->rewrites, (size_t)(st->n_rewrites + 1) * sizeof *grown);
+    if (!grown) return;
+    st->rewrites = grown;
+    rewrite_entry *e = &st->rewrites[st->n_rewrites++];
+    memset(e, 0, sizeof *e);
+    e->header_line = r->line;
+    if ((size_t)res->n_cols != strlen(r->types)) {
+        e->new_types = xcalloc((size_t)res->n_cols + 1, 1);
+        for (int i = 0; i < res->n_cols; i++) e->new_types[i] = type_letter(res->col_types[i]);
+    }
+    if (r->has_results) {
+        e->after_line = r->sql_last_line + 1;
+        e->skip_from = r->sql_last_line + 2;
+        e->skip_to = r->results_last_line;
+    } else {
+        e->after_line = r->sql_last_line;
+        e->add_sep = n_rows > 0;
+        e->skip_from = 1, e->skip_to = 0;
+    }
+    e->rows = join_rows(values, n_rows, res->n_cols);
+    e->n_rows = n_rows;
+}
+
+/* Rewrites the main file with the collected entries. */
+static void rewrite_apply(run_state *st) {
+    if (st->n_rewrites == 0) return;
+    const char *path = st->script->files[0];
+    FILE *in = fopen(path, "rb");
+    char tmp_path[PATH_MAX];
+    snprintf(tmp_path, sizeof tmp_path, "%s.rewrite", path);
+    FILE *out = in ? fopen(tmp_path, "wb") : NULL;
+    if (!in || !out) {
+        fprintf(st->report, "REWRITE %s: cannot write: %s\n", path, strerror(errno));
+        if (in) fclose(in);
+        return;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int line_no = 0;
+    while ((len = getline(&line, &cap, in)) >= 0) {
+        line_no++;
+        int skip = 0;
+        for (int i = 0; i < st->n_rewrites; i++) {
+            rewrite_entry *e = &st->rewrites[i];
+            if (line_no >= e->skip_from && line_no <= e->skip_to) skip = 1;
+            if (line_no == e->header_line && e->new_types) {
+                /* "query OLD rest" -> "query NEW rest" */
+                char *types = line + strspn(line, " \t") + 5;
+                types += strspn(types, " \t");
+                size_t old_len = strcspn(types, " \t\r\n");
+                fprintf(out, "%.*s%s%s", (int)(types - line), line, e->new_types, types + old_len);
+                skip = 1;
+            }
+        }
+        if (!skip) fputs(line, out);
+        for (int i = 0; i < st->n_rewrites; i++) {
+            rewrite_entry *e = &st->rewrites[i];
+            if (line_no != e->after_line) continue;
+            if (e->add_sep) fputs("----\n", out);
+            for (size_t j = 0; j < e->n_rows; j++) fprintf(out, "%s\n", e->rows[j]);
+        }
+    }
+    free(line);
+    fclose(in);
+    if (fclose(out) != 0 || rename(tmp_path, path) != 0) {
+        fprintf(st->report, "REWRITE %s: cannot write: %s\n", path, strerror(errno));
+        remove(tmp_path);
+        return;
+    }
+    fprintf(st->report, "REWRITE %s: %d quer%s rewritten\n", path, st->n_rewrites,
+            st->n_rewrites == 1 ? "y" : "ies");
+}
+
+/* ---- records --------------------------------------------------------------------------------- */
+
+static int conditions_allow(const slt_record *r, const char *connector) {
+    for (int i = 0; i < r->n_conds; i++) {
+        int same = strcmp(r->conds[i].connector, connector) == 0;
+        if (r->conds[i].only ? !same : same) return 0;
+    }
+    return 1;
+}
+
+static void run_statement_ok(run_state *st, const slt_record *r, const char *sql) {
+    slt_result res;
+    st->opt->connector->run(st->conn, sql, &res);
+    if (res.failed) {
+        char msg[700];
+        describe_error(&res.err, msg, sizeof msg);
+        record_fail(st, r, sql, "statement failed: %s", msg);
+    } else {
+        record_pass(st, r);
+    }
+    slt_result_free(&res);
+}
+
+static void run_statement_error(run_state *st, const slt_record *r, const char *sql) {
+    text message = {0};
+    char sqlstate[16] = "";
+    int want_line = -1, want_column = -1;
+    for (int i = 0; i < r->n_expected; i++) {
+        char *line = substitute(st, r->expected[i]);
+        char state[16];
+        int l, c;
+        if (sscanf(line, "sqlstate: %15s", state) == 1 || sscanf(line, "SQLSTATE %15s", state) == 1)
+            snprintf(sqlstate, sizeof sqlstate, "%s", state);
+        else if (sscanf(line, "position: %d:%d", &l, &c) == 2)
+            want_line = l, want_column = c;
+        else {
+            if (message.len) text_add(&message, "\n", 1);
+            text_adds(&message, line);
+        }
+        free(line);
+    }
+    slt_result res;
+    st->opt->connector->run(st->conn, sql, &res);
+    char actual[700];
+    describe_error(&res.err, actual, sizeof actual);
+    if (!res.failed) {
+        record_fail(st, r, sql, "statement succeeded, but an error was expected");
+    } else if (message.len && !strstr(res.err.message, message.data)) {
+        record_fail(st, r, sql, "error message does not contain the expected text");
+        report_block(st, "expected message", message.data);
+        report_block(st, "actual error", actual);
+    } else if (sqlstate[0] && strncmp(res.err.sqlstate, sqlstate, 5) != 0) {
+        record_fail(st, r, sql, "expected SQLSTATE %s, got: %s", sqlstate, actual);
+    } else if (want_line >= 0 && (res.err.line != want_line || res.err.column != want_column)) {
+        record_fail(st, r, sql, "expected the error at %d:%d, got: %s", want_line, want_column,
+                    actual);
+    } else {
+        record_pass(st, r);
+    }
+    free(message.data);
+    slt_result_free(&res);
+}
+
+/* Splits the expected lines of a query into n_cols-wide rows of values (pointing into *store).
+ * Returns the number of rows, or -1 when the lines do not fit the column count. */
+static long expected_values(run_state *st, const slt_record *r, int n_cols, char ***store,
+                            const char ***values_out) {
+    char **lines = xcalloc((size_t)r->n_expected, sizeof *lines);
+    size_t n_fields = 0;
+    int rows_ok = 1, singles = 1;
+    for (int i = 0; i < r->n_expected; i++) {
+        lines[i] = substitute(st, r->expected[i]);
+        int fields = 1;
+        for (const char *p = lines[i]; *p; p++) fields += *p == '\t';
+        if (fields != n_cols) rows_ok = 0;
+        if (fields != 1) singles = 0;
+        n_fields += (size_t)fields;
+    }
+    *store = lines;
+    long n_rows;
+    if (rows_ok) n_rows = r->n_expected;
+    else if (singles && n_cols > 0 && r->n_expected % n_cols == 0) n_rows = r->n_expected / n_cols;
+    else n_rows = -1;
+    const char **values = xcalloc(n_fields, sizeof *values);
+    size_t k = 0;
+    for (int i = 0; i < r->n_expected; i++) {
+        char *p = lines[i];
+        values[k++] = p;
+        for (; *p; p++)
+            if (*p == '\t') {
+                *p = '\0';
+                values[k++] = p + 1;
+            }
+    }
+    *values_out = values;
+    return n_rows;
+}
+
+/* Checks (or stores) the result of a labelled query; returns 1 when it agrees. */
+static int check_label(run_state *st, const char *label, const char **values, size_t n,
+                       int real) {
+    for (int i = 0; i < st->n_labels; i++) {
+        label_entry *e = &st->labels[i];
+        if (strcmp(e->label, label) != 0) continue;
+        if (e->n_values != n) return 0;
+        for (size_t j = 0; j < n; j++)
+            if (!values_equal(e->values[j], values[j], real)) return 0;
+        return 1;
+    }
+    label_entry *grown = realloc(st->labels, (size_t)(st->n_labels + 1) * sizeof *grown);
+    if (!grown) return 1;
+    st->labels = grown;
+    label_entry *e = &st->labels[st->n_labels++];
+    e->label = xstrdup(label);
+    e->values = xcalloc(n, sizeof *e->values);
+    e->n_values = n;
+    for (size_t j = 0; j < n; j++) e->values[j] = xstrdup(values[j]);
+    return 1;
+}
+
+static void run_query(run_state *st, const slt_record *r, const char *sql) {
+    slt_result res;
+    st->opt->connector->run(st->conn, sql, &res);
+    int n_cols = (int)strlen(r->types);
+    if (res.failed) {
+        char msg[700];
+        describe_error(&res.err, msg, sizeof msg);
+        record_fail(st, r, sql, "query failed: %s", msg);
+        if (r->n_expected) report_expected(st, r);
+        slt_result_free(&res);
+        return;
+    }
+    size_t n_act = res.n_rows * (size_t)res.n_cols;
+    const char **act = xcalloc(n_act, sizeof *act);
+    for (size_t i = 0; i < n_act; i++) act[i] = cell_text(res.values[i]);
+    sort_values(act, res.n_rows, res.n_cols, r->sort);
+    int real = strchr(r->types, 'R') != NULL;
+
+    char **exp_store = NULL;
+    const char **exp = NULL;
+    long n_exp_rows = expected_values(st, r, n_cols, &exp_store, &exp);
+    char reason[1200] = "";
+    if (res.n_cols != n_cols) {
+        snprintf(reason, sizeof reason, "expected %d column%s (types %s), got %d", n_cols,
+                 n_cols == 1 ? "" : "s", r->types, res.n_cols);
+    } else if (n_exp_rows < 0) {
+        snprintf(reason, sizeof reason,
+                 "the expected lines do not hold %d tab-separated values each", n_cols);
+    } else if (r->has_results || !r->label) {
+        sort_values(exp, (size_t)n_exp_rows, n_cols, r->sort);
+        if ((size_t)n_exp_rows != res.n_rows) {
+            snprintf(reason, sizeof reason, "expected %ld row%s, got %zu", n_exp_rows,
+                     n_exp_rows == 1 ? "" : "s", res.n_rows);
+        } else {
+            for (size_t i = 0; i < n_act; i++) {
+                int col = (int)(i % (size_t)n_cols);
+                int is_real = r->sort == SLT_SORT_VALUE ? real : r->types[col] == 'R';
+                if (!values_equal(exp[i], act[i], is_real)) {
+                    snprintf(reason, sizeof reason,
+                             "row %zu, column %d: expected '%.400s', got '%.400s'",
+                             i / (size_t)n_cols + 1, col + 1, exp[i], act[i]);
+                    break;
+                }
+            }
+        }
+    }
+    if (!reason[0] && r->label && !check_label(st, r->label, act, n_act, real))
+        snprintf(reason, sizeof reason, "result differs from the earlier query labelled '%s'",
+                 r->label);
+
+    if (reason[0]) {
+        record_fail(st, r, sql, "%s", reason);
+        report_expected(st, r);
+        char **lines = join_rows(act, res.n_rows, res.n_cols);
+        report_lines(st, "actual", lines, res.n_rows);
+        free_lines(lines, res.n_rows);
+        rewrite_add(st, r, &res, act, res.n_rows);
+    } else {
+        record_pass(st, r);
+    }
+    free_lines(exp_store, (size_t)r->n_expected);
+    free(exp);
+    free(act);
+    slt_result_free(&res);
+}
+
+/* Reads the script at path (as given, else beside the test file) and runs its statements. */
+static void run_load(run_state *st, const slt_record *r) {
+    char *path = substitute(st, r->arg);
+    FILE *fp = fopen(path, "rb");
+    if (!fp && path[0] != '/') {
+        const char *slash = strrchr(r->file, '/');
+        if (slash) {
+            char alt[PATH_MAX];
+            snprintf(alt, sizeof alt, "%.*s/%s", (int)(slash - r->file), r->file, path);
+            fp = fopen(alt, "rb");
+        }
+    }
+    if (!fp) {
+        record_fail(st, r, NULL, "load: cannot open %s: %s", path, strerror(errno));
+        free(path);
+        return;
+    }
+    text script = {0};
+    text_add(&script, "", 0);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) text_add(&script, buf, n);
+    fclose(fp);
+    const char *p = script.data;
+    int ok = 1;
+    while (ok && *p) {
+        int complete;
+        size_t len = sqe_statement_length(p, &complete);
+        if (len == 0) break;
+        char *stmt = strndup(p, len);
+        if (!stmt) break;
+        slt_result res;
+        st->opt->connector->run(st->conn, stmt, &res);
+        if (res.failed) {
+            char msg[700];
+            describe_error(&res.err, msg, sizeof msg);
+            record_fail(st, r, stmt, "load %s: statement failed: %s", path, msg);
+            ok = 0;
+        }
+        slt_result_free(&res);
+        free(stmt);
+        p += len;
+    }
+    if (ok) record_pass(st, r);
+    free(script.data);
+    free(path);
+}
+
+static int feature_known(const char *name) {
+    for (size_t i = 0; i < sizeof known_features / sizeof known_features[0]; i++)
+        if (known_features[i] && strcmp(known_features[i], name) == 0) return 1;
+    return 0;
+}
+
+/* Counts the records from index first on that would have been checked. */
+static int remaining_checks(const slt_script *s, int first) {
+    int n = 0;
+    for (int i = first; i < s->n_recs; i++) {
+        slt_kind k = s->recs[i].kind;
+        n += k == SLT_STATEMENT_OK || k == SLT_STATEMENT_ERROR || k == SLT_QUERY || k == SLT_LOAD;
+    }
+    return n;
+}
+
+static void push_frame(run_state *st, int rec) {
+    frame *grown = realloc(st->frames, (size_t)(st->n_frames + 1) * sizeof *grown);
+    if (!grown) {
+        fprintf(stderr, "slt_runner: out of memory\n");
+        exit(2);
+    }
+    st->frames = grown;
+    frame *f = &st->frames[st->n_frames++];
+    f->rec = rec;
+    f->cur = st->script->recs[rec].start;
+    f->idx = 0;
+}
+
+/* Runs the records; returns when the file ends, halts or is skipped. */
+static void run_records(run_state *st) {
+    const slt_script *s = st->script;
+    const char *connector = st->opt->connector->name;
+    int pc = 0;
+    while (pc < s->n_recs && !st->stop) {
+        const slt_record *r = &s->recs[pc];
+        switch (r->kind) {
+        case SLT_LOOP:
+            if (r->start >= r->end) {
+                pc = r->match + 1;
+                continue;
+            }
+            push_frame(st, pc);
+            break;
+        case SLT_FOREACH:
+            push_frame(st, pc);
+            break;
+        case SLT_ENDLOOP: {
+            frame *f = &st->frames[st->n_frames - 1];
+            const slt_record *loop = &s->recs[f->rec];
+            int again = loop->kind == SLT_LOOP ? ++f->cur < loop->end
+                                               : ++f->idx < loop->n_values;
+            if (again) {
+                pc = f->rec + 1;
+                continue;
+            }
+            st->n_frames--;
+            break;
+        }
+        case SLT_HALT:
+            if (conditions_allow(r, connector)) st->stop = 1;
+            break;
+        case SLT_MODE_SKIP: st->skip_mode = 1; break;
+        case SLT_MODE_UNSKIP: st->skip_mode = 0; break;
+        case SLT_REQUIRE:
+            if (!feature_known(r->arg)) {
+                if (st->opt->verbose)
+                    fprintf(st->report, "SKIP %s:%d: requires %s\n", r->file, r->line, r->arg);
+                st->counts->skipped += remaining_checks(s, pc);
+                st->stop = 1;
+            }
+            break;
+        case SLT_BAD:
+            record_fail(st, r, NULL, "%s", r->arg ? r->arg : "unreadable record");
+            break;
+        case SLT_STATEMENT_OK:
+        case SLT_STATEMENT_ERROR:
+        case SLT_QUERY:
+        case SLT_LOAD:
+            if (st->skip_mode || !conditions_allow(r, connector)) {
+                record_skip(st, r);
+                break;
+            }
+            if (r->kind == SLT_LOAD) {
+                run_load(st, r);
+                break;
+            }
+            char *sql = substitute(st, r->sql);
+            if (r->kind == SLT_STATEMENT_OK) run_statement_ok(st, r, sql);
+            else if (r->kind == SLT_STATEMENT_ERROR) run_statement_error(st, r, sql);
+            else run_query(st, r, sql);
+            free(sql);
+            break;
+        }
+        pc++;
+    }
+}
+
+void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, FILE *report) {
+    char msg[1024];
+    slt_script script;
+    if (slt_script_parse(path, &script, msg, sizeof msg) != 0) {
+        counts->failed++;
+        fprintf(report, "FAIL %s:0\n  %s\n", path, msg);
+        return;
+    }
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.script = &script;
+    st.opt = opt;
+    st.report = report;
+    st.counts = counts;
+    if (opt->verbose) fprintf(report, "file %s\n", path);
+
+    sqe_error err;
+    memset(&err, 0, sizeof err);
+    if (opt->connector->open(opt, &st.conn, &err) != 0) {
+        char desc[700];
+        describe_error(&err, desc, sizeof desc);
+        counts->failed++;
+        fprintf(report, "FAIL %s:0\n  cannot open the database: %s\n", path, desc);
+        slt_script_free(&script);
+        return;
+    }
+    run_records(&st);
+    opt->connector->close(st.conn);
+    rewrite_apply(&st);
+
+    for (int i = 0; i < st.n_labels; i++) {
+        for (size_t j = 0; j < st.labels[i].n_values; j++) free(st.labels[i].values[j]);
+        free(st.labels[i].values);
+        free(st.labels[i].label);
+    }
+    free(st.labels);
+    for (int i = 0; i < st.n_rewrites; i++) {
+        free(st.rewrites[i].new_types);
+        free_lines(st.rewrites[i].rows, st.rewrites[i].n_rows);
+    }
+    free(st.rewrites);
+    free(st.frames);
+    if (st.test_dir && strcmp(st.test_dir, "/tmp") != 0)
+        nftw(st.test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(st.test_dir);
+    slt_script_free(&script);
+    fflush(report);
+}

@@ -1,0 +1,315 @@
+/*
+ * slt_runner.c: main of the sqllogictest runner.
+ *
+ *   slt_runner [--rewrite] [--filter SUBSTR] [--jobs N] [--verbose] [--slow] [--connector NAME]
+ *              [--threads N] [--timeout SEC] [--no-fork] PATH...
+ *
+ * Finds every *.test file under the paths (recursively, sorted; *.test_slow too with --slow),
+ * runs each on a fresh database (slt_exec.c) and prints the failures, then the summary line
+ * "N passed, N failed" (records) and, when records were skipped, "N skipped". Exit status: 0 when
+ * nothing failed, 1 otherwise, 2 for a usage error.
+ *
+ * INTERFACE: main.
+ * NOTES:
+ *   - Each file runs in a child process (fork) unless --no-fork: a crash, a sanitizer report, a
+ *     leak (non-zero exit) or a timeout fails that file only, and --jobs N runs N children at
+ *     once. A child's report (stdout and stderr) is printed in one piece when it ends; its
+ *     counts live in shared memory, so the records it finished before dying still count.
+ *   - --no-fork runs the files one after the other in this process (for gdb).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "slt.h"
+
+typedef struct file_list {
+    char **paths;
+    size_t n;
+    size_t cap;
+} file_list;
+
+typedef struct runner_options {
+    slt_options run;
+    const char *filter;
+    int jobs;
+    int slow;
+    int fork;
+    unsigned timeout;
+} runner_options;
+
+static const char usage_text[] =
+    "usage: slt_runner [options] PATH...\n"
+    "\n"
+    "Runs the sqllogictest files (*.test) under each PATH.\n"
+    "\n"
+    "options:\n"
+    "  --rewrite          replace the expected rows of failing queries in place (review the diff)\n"
+    "  --filter SUBSTR    only files whose path contains SUBSTR\n"
+    "  --jobs N           run N files at once (default 1)\n"
+    "  --verbose          report every record\n"
+    "  --slow             also run *.test_slow files\n"
+    "  --connector NAME   how statements reach the engine (default and only one: embedded)\n"
+    "  --threads N        engine threads per database (default: one per core)\n"
+    "  --timeout SEC      fail a file that runs longer than SEC seconds (default 600)\n"
+    "  --no-fork          run every file inside this process (no crash isolation, no timeout)\n";
+
+/* ---- discovery ------------------------------------------------------------------------------- */
+
+static int has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void list_add(file_list *l, const char *path) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        char **grown = realloc(l->paths, l->cap * sizeof *grown);
+        if (!grown) {
+            fprintf(stderr, "slt_runner: out of memory\n");
+            exit(2);
+        }
+        l->paths = grown;
+    }
+    l->paths[l->n] = strdup(path);
+    if (!l->paths[l->n]) {
+        fprintf(stderr, "slt_runner: out of memory\n");
+        exit(2);
+    }
+    l->n++;
+}
+
+static int is_test_file(const char *name, const runner_options *opt) {
+    return has_suffix(name, ".test") || (opt->slow && has_suffix(name, ".test_slow"));
+}
+
+/* Adds the test files under dir (recursively; hidden entries are skipped). */
+static void walk(const char *dir, const runner_options *opt, file_list *out) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *path = malloc(len);
+        if (!path) break;
+        snprintf(path, len, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(path, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode)) walk(path, opt, out);
+            else if (S_ISREG(sb.st_mode) && is_test_file(e->d_name, opt)) list_add(out, path);
+        }
+        free(path);
+    }
+    closedir(d);
+}
+
+static int compare_paths(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ---- running --------------------------------------------------------------------------------- */
+
+static void counts_add(slt_counts *total, const slt_counts *c) {
+    total->passed += c->passed;
+    total->failed += c->failed;
+    total->skipped += c->skipped;
+}
+
+static void run_in_process(const file_list *files, const runner_options *opt, slt_counts *total) {
+    for (size_t i = 0; i < files->n; i++) {
+        slt_counts c = {0};
+        slt_file_run(files->paths[i], &opt->run, &c, stdout);
+        counts_add(total, &c);
+    }
+}
+
+typedef struct child {
+    pid_t pid;
+    size_t file;   /* index into the file list */
+    FILE *output;  /* the child's stdout and stderr */
+} child;
+
+/* Copies a finished child's report to stdout and judges its exit status. */
+static void child_finish(const file_list *files, child *c, int status, slt_counts *counts) {
+    fflush(c->output);
+    rewind(c->output);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, c->output)) > 0) fwrite(buf, 1, n, stdout);
+    fclose(c->output);
+    const char *path = files->paths[c->file];
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        counts->failed++;
+        if (sig == SIGALRM) printf("FAIL %s:0\n  timed out\n", path);
+        else printf("FAIL %s:0\n  crashed: %s\n", path, strsignal(sig));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        counts->failed++;
+        printf("FAIL %s:0\n  the test process exited with status %d (sanitizer report or leak "
+               "above?)\n",
+               path, WEXITSTATUS(status));
+    }
+    fflush(stdout);
+    c->pid = 0;
+}
+
+static void run_forked(const file_list *files, const runner_options *opt, slt_counts *total) {
+    size_t shared_len = (files->n ? files->n : 1) * sizeof(slt_counts);
+    slt_counts *shared = mmap(NULL, shared_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                              -1, 0);
+    if (shared == MAP_FAILED) {
+        fprintf(stderr, "slt_runner: mmap: %s; running in-process\n", strerror(errno));
+        run_in_process(files, opt, total);
+        return;
+    }
+    memset(shared, 0, shared_len);
+    child *children = calloc((size_t)opt->jobs, sizeof *children);
+    slt_counts crashes = {0};
+    if (!children) {
+        fprintf(stderr, "slt_runner: out of memory\n");
+        exit(2);
+    }
+    size_t next = 0;
+    int running = 0;
+    while (next < files->n || running > 0) {
+        while (running < opt->jobs && next < files->n) {
+            int slot = 0;
+            while (children[slot].pid) slot++;
+            FILE *output = tmpfile();
+            if (!output) {
+                fprintf(stderr, "slt_runner: tmpfile: %s\n", strerror(errno));
+                exit(2);
+            }
+            fflush(stdout);
+            fflush(stderr);
+            pid_t pid = fork();
+            if (pid < 0) {
+                fprintf(stderr, "slt_runner: fork: %s\n", strerror(errno));
+                exit(2);
+            }
+            if (pid == 0) {
+                dup2(fileno(output), STDOUT_FILENO);
+                dup2(fileno(output), STDERR_FILENO);
+                if (opt->timeout) alarm(opt->timeout);
+                slt_file_run(files->paths[next], &opt->run, &shared[next], stdout);
+                fflush(stdout);
+                exit(0);
+            }
+            children[slot] = (child){pid, next, output};
+            next++;
+            running++;
+        }
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR) continue;
+            fprintf(stderr, "slt_runner: waitpid: %s\n", strerror(errno));
+            exit(2);
+        }
+        for (int i = 0; i < opt->jobs; i++) {
+            if (children[i].pid != pid) continue;
+            child_finish(files, &children[i], status, &crashes);
+            running--;
+        }
+    }
+    for (size_t i = 0; i < files->n; i++) counts_add(total, &shared[i]);
+    counts_add(total, &crashes);
+    free(children);
+    munmap(shared, shared_len);
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+static int parse_int(const char *s, long min, long max, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) return 0;
+    *out = v;
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    runner_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.jobs = 1;
+    opt.fork = 1;
+    opt.timeout = 600;
+    opt.run.connector = slt_connector_find("embedded");
+    file_list roots = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        long v;
+        if (strcmp(a, "--rewrite") == 0) opt.run.rewrite = 1;
+        else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) opt.run.verbose = 1;
+        else if (strcmp(a, "--slow") == 0) opt.slow = 1;
+        else if (strcmp(a, "--no-fork") == 0) opt.fork = 0;
+        else if (strcmp(a, "--filter") == 0 && has_value) opt.filter = argv[++i];
+        else if (strcmp(a, "--jobs") == 0 && has_value && parse_int(argv[i + 1], 1, 1024, &v))
+            opt.jobs = (int)v, i++;
+        else if (strcmp(a, "--threads") == 0 && has_value && parse_int(argv[i + 1], 0, 4096, &v))
+            opt.run.threads = (int)v, i++;
+        else if (strcmp(a, "--timeout") == 0 && has_value && parse_int(argv[i + 1], 0, 86400, &v))
+            opt.timeout = (unsigned)v, i++;
+        else if (strcmp(a, "--connector") == 0 && has_value) {
+            opt.run.connector = slt_connector_find(argv[++i]);
+            if (!opt.run.connector) {
+                fprintf(stderr, "slt_runner: unknown connector '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "slt_runner: bad option '%s'\n\n%s", a, usage_text);
+            return 2;
+        } else {
+            list_add(&roots, a);
+        }
+    }
+    if (roots.n == 0) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+
+    slt_counts total = {0};
+    file_list found = {0};
+    for (size_t i = 0; i < roots.n; i++) {
+        struct stat sb;
+        if (stat(roots.paths[i], &sb) != 0) {
+            printf("FAIL %s:0\n  %s\n", roots.paths[i], strerror(errno));
+            total.failed++;
+        } else if (S_ISDIR(sb.st_mode)) {
+            size_t first = found.n;
+            walk(roots.paths[i], &opt, &found);
+            qsort(found.paths + first, found.n - first, sizeof *found.paths, compare_paths);
+        } else {
+            list_add(&found, roots.paths[i]);
+        }
+    }
+    file_list files = {0};
+    for (size_t i = 0; i < found.n; i++)
+        if (!opt.filter || strstr(found.paths[i], opt.filter)) list_add(&files, found.paths[i]);
+    if (files.n == 0) printf("no test files found\n");
+
+    if (opt.fork) run_forked(&files, &opt, &total);
+    else run_in_process(&files, &opt, &total);
+
+    printf("%d passed, %d failed\n", total.passed, total.failed);
+    if (total.skipped) printf("%d skipped\n", total.skipped);
+    for (size_t i = 0; i < roots.n; i++) free(roots.paths[i]);
+    for (size_t i = 0; i < found.n; i++) free(found.paths[i]);
+    for (size_t i = 0; i < files.n; i++) free(files.paths[i]);
+    free(roots.paths);
+    free(found.paths);
+    free(files.paths);
+    return total.failed ? 1 : 0;
+}
