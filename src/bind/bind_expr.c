@@ -308,56 +308,6 @@ static int bind_subquery_expr(binder *b, bind_scope *s, const sql_query *q, uint
     return SQE_OK;
 }
 
-bool bexpr_equal(const bexpr *a, const bexpr *c) {
-    if (a == c) return true;
-    if (!a || !c) return false;
-    if (a->kind != c->kind || !type_equal(a->type, c->type) || a->n_args != c->n_args) return false;
-    switch (a->kind) {
-    case BEXPR_COLUMN:
-        if (a->u.col != c->u.col) return false;
-        break;
-    case BEXPR_CONST: {
-        const vec *x = a->u.constant, *y = c->u.constant;
-        bool nx = vec_is_null(x, 0), ny = vec_is_null(y, 0);
-        if (nx || ny) return nx && ny;
-        size_t w = type_physical_size(x->type);
-        if (type_is_string_view(x->type)) {
-            if (!sqe_str_equal(&VEC_DATA(x, sqe_str)[0], &VEC_DATA(y, sqe_str)[0])) return false;
-        } else if (type_is_nested(x->type)) {
-            return false;
-        } else if (w && memcmp(x->data, y->data, w) != 0) {
-            return false;
-        }
-        break;
-    }
-    case BEXPR_CALL:
-        if (a->u.call.def != c->u.call.def) return false;
-        if (a->u.call.def && (a->u.call.def->flags & FUNC_VOLATILE)) return false;
-        break;
-    case BEXPR_CAST:
-        if (a->u.cast.fn != c->u.cast.fn || a->u.cast.try_cast != c->u.cast.try_cast) return false;
-        break;
-    case BEXPR_CASE:
-        if (a->u.case_has_else != c->u.case_has_else) return false;
-        break;
-    case BEXPR_FIELD:
-        if (a->u.field != c->u.field) return false;
-        break;
-    case BEXPR_PARAM:
-        if (a->u.param != c->u.param) return false;
-        break;
-    case BEXPR_SUBQUERY:
-    case BEXPR_LAMBDA:
-    case BEXPR_GROUPING:
-        return false;
-    default:
-        break;
-    }
-    for (uint32_t i = 0; i < a->n_args; i++)
-        if (!bexpr_equal(a->args[i], c->args[i])) return false;
-    return true;
-}
-
 static const char *call_name(const sql_expr *e) {
     const sql_qname *n = &e->u.call.name;
     return n->parts[n->n_parts - 1].name;

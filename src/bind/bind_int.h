@@ -108,7 +108,6 @@ int bind_call_scalar(binder *b, const char *name, bexpr **args, uint32_t n_args,
 int bind_comparison(binder *b, int op, bexpr *l, bexpr *r, int line, int col, bexpr **out);
 int bind_common_type(binder *b, bexpr **items, uint32_t n, int line, int col, const char *what,
                      sqe_type *out);
-bool bexpr_equal(const bexpr *a, const bexpr *c);
 bool bind_contains_aggregate(const sql_expr *e);
 int bind_type_name(binder *b, const sql_type_name *t, sqe_type *out);
 

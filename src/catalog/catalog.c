@@ -39,6 +39,7 @@ static void table_data_free(mem_table_data *d) {
 }
 
 static void table_free(cat_table *t) {
+    free(t->stats);
     table_data_free(&t->data);
     table_data_free(&t->retired);
     for (uint32_t i = 0; i < t->n_columns; i++) {
@@ -201,6 +202,8 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
         t->columns[i].comment = dupstr(columns[i].comment);
         if (!t->columns[i].name) goto out_nomem;
     }
+    t->stats = calloc(n_columns ? n_columns : 1, sizeof(col_stats));
+    if (!t->stats) goto out_nomem;
     mem_tracker_init(&t->data.tracker, "table", 0, c->tracker);
     mem_tracker_init(&t->retired.tracker, "table", 0, c->tracker);
     if (grow((void **)&s->tables, &s->cap_tables, s->n_tables + 1, sizeof(cat_table *)))
@@ -306,6 +309,11 @@ void cat_append_init(cat_append *ap, cat_table *t) {
 
 int cat_append_chunk(cat_append *ap, const vec_chunk *in, sqe_error *err) {
     cat_table *t = ap->table;
+    if (!ap->stats) {
+        ap->stats = calloc(t->n_columns ? t->n_columns : 1, sizeof(col_stats));
+        if (!ap->stats) return err_nomem(err, "table statistics");
+    }
+    for (uint32_t c = 0; c < t->n_columns; c++) col_stats_add(&ap->stats[c], &in->cols[c], in->count);
     uint32_t done = 0;
     while (done < in->count) {
         vec_chunk *last = ap->n_chunks ? ap->chunks[ap->n_chunks - 1] : NULL;
@@ -354,13 +362,17 @@ int cat_append_commit(cat_append *ap, sqe_error *err) {
     memcpy(&t->data.chunks[t->data.n_chunks], ap->chunks, ap->n_chunks * sizeof(vec_chunk *));
     t->data.n_chunks += ap->n_chunks;
     t->data.n_rows += ap->n_rows;
+    if (ap->stats)
+        for (uint32_t c = 0; c < t->n_columns; c++) col_stats_merge(&t->stats[c], &ap->stats[c]);
     pthread_mutex_unlock(&t->lock);
+    free(ap->stats);
     free(ap->chunks);
     memset(ap, 0, sizeof *ap);
     return SQE_OK;
 }
 
 void cat_append_abort(cat_append *ap) {
+    free(ap->stats);
     for (uint32_t i = 0; i < ap->n_chunks; i++) {
         vec_chunk_destroy(ap->chunks[i]);
         free(ap->chunks[i]);
@@ -378,6 +390,7 @@ void cat_table_truncate(cat_table *t) {
         old->n_chunks += live->n_chunks;
         live->n_chunks = 0;
         live->n_rows = 0;
+        for (uint32_t c = 0; c < t->n_columns; c++) col_stats_init(&t->stats[c]);
     }
     pthread_mutex_unlock(&t->lock);
 }
@@ -398,4 +411,12 @@ void cat_snapshot_destroy(cat_snapshot *s) {
     free(s->chunks);
     s->chunks = NULL;
     s->n_chunks = 0;
+}
+
+double cat_table_column_ndv(cat_table *t, uint32_t col) {
+    if (col >= t->n_columns) return 0;
+    pthread_mutex_lock(&t->lock);
+    double ndv = col_stats_ndv(&t->stats[col]);
+    pthread_mutex_unlock(&t->lock);
+    return ndv;
 }

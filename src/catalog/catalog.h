@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "catalog/col_stats.h"
 #include "common/err.h"
 #include "vec/vec.h"
 
@@ -46,6 +47,7 @@ typedef struct cat_table {
     char *comment;
     mem_table_data data;   /* memory catalog storage; the current committed version */
     mem_table_data retired; /* chunks removed by TRUNCATE, freed with the table */
+    col_stats *stats;      /* per column, for the optimizer (guarded by lock) */
     pthread_mutex_t lock;  /* serializes writers */
 } cat_table;
 
@@ -101,6 +103,7 @@ typedef struct cat_append {
     vec_chunk **chunks;
     uint32_t n_chunks, cap_chunks;
     uint64_t n_rows;
+    col_stats *stats;       /* statistics of the appended rows (NULL until the first chunk) */
 } cat_append;
 void cat_append_init(cat_append *ap, cat_table *t);
 /* Copies `in` (n_columns columns matching the table's types, any shapes) into new chunks. */
@@ -121,6 +124,8 @@ typedef struct cat_snapshot {
     uint64_t n_rows;
 } cat_snapshot;
 int cat_table_snapshot(cat_table *t, cat_snapshot *out, sqe_error *err);
+/* Estimated distinct non-NULL values of column col (0 when unknown or empty). */
+double cat_table_column_ndv(cat_table *t, uint32_t col);
 void cat_snapshot_destroy(cat_snapshot *s);
 
 #endif

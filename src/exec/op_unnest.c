@@ -100,7 +100,7 @@ static bool list_at(const vec *v, uint32_t row, sqe_list_entry *e, const vec **f
 /* Output column `col` from vector `src` through idx (NONE = NULL) for n rows. */
 static int emit_col(unnest_l *l, vec *dst, const vec *src, const uint32_t *idx, uint32_t n,
                     bool any_none, sqe_error *err) {
-    if (!any_none && !exec_vec_may_have_nulls(src))
+    if (!any_none)
         return exec_vec_slice(dst, src, idx, n, err);
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {

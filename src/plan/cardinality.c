@@ -2,8 +2,9 @@
  * cardinality.c: row count estimates for join ordering and build-side choice.
  *
  * INTERFACE: plan_estimate, plan_col_ndv (optimize_int.h).
- * NOTES: without column statistics (memory tables and CSV have none yet) the estimates use
- * table sizes and textbook selectivities: equality 10%, range 33%, LIKE 25%, IN n x 10%, other
+ * NOTES: memory tables keep distinct-value sketches per column (catalog/col_stats.h); other
+ * sources have no column statistics yet, and the estimates then use table sizes and textbook
+ * selectivities: equality 10%, range 33%, LIKE 25%, IN n x 10%, other
  * predicates 50%, independent conjuncts multiplied. Equi-joins follow |L|*|R| / max(ndv(l),
  * ndv(r)) with ndv(column) approximated by the row count of the table the column comes from
  * (capped by the current row count), which gives foreign-key joins the size of the filtered
@@ -56,7 +57,12 @@ double plan_col_ndv(plan *p, plan_col_id id);
 double plan_col_ndv(plan *p, plan_col_id id) {
     double rows = plan_estimate(p);
     switch (p->kind) {
-    case PLAN_SCAN:
+    case PLAN_SCAN: {
+        int idx = plan_find_col(p, id);
+        double ndv = idx >= 0 ? cat_table_column_ndv(p->u.scan.table, p->u.scan.columns[idx]) : 0;
+        if (ndv <= 0) ndv = rows;
+        return ndv < rows ? (ndv > 1 ? ndv : 1) : (rows > 1 ? rows : 1);
+    }
     case PLAN_TABLE_FUNC:
     case PLAN_VALUES:
         return rows > 1 ? rows : 1;

@@ -22,6 +22,43 @@ static bool const_bool(const bexpr *e, bool *value) {
 
 static bool const_null(const bexpr *e) { return e->kind == BEXPR_CONST && vec_is_null(e->u.constant, 0); }
 
+/* (A AND B) OR (A AND C)  ->  A AND (B OR C): conjuncts common to every branch of an OR are
+ * pulled out, so a join key hidden in a disjunction (TPC-H Q19) becomes a join key. */
+static bexpr *factor_or(opt_ctx *oc, bexpr *e) {
+    bexpr_list first = {0};
+    if (bexpr_split_and(oc->pctx, e->args[0], &first)) return e;
+    bexpr_list common = {0};
+    for (uint32_t i = 0; i < first.n; i++) {
+        bool everywhere = !bexpr_is_volatile(first.items[i]);
+        for (uint32_t b = 1; b < e->n_args && everywhere; b++) {
+            bexpr_list other = {0};
+            if (bexpr_split_and(oc->pctx, e->args[b], &other)) return e;
+            bool found = false;
+            for (uint32_t k = 0; k < other.n && !found; k++) found = bexpr_equal(other.items[k], first.items[i]);
+            everywhere = found;
+        }
+        if (everywhere && bexpr_list_push(oc->pctx, &common, first.items[i])) return e;
+    }
+    if (common.n == 0) return e;
+    /* rebuild each branch without the common conjuncts */
+    bexpr *or = bexpr_new(oc->pctx, BEXPR_OR, e->type, e->n_args);
+    if (!or) return e;
+    for (uint32_t b = 0; b < e->n_args; b++) {
+        bexpr_list conj = {0}, rest = {0};
+        if (bexpr_split_and(oc->pctx, e->args[b], &conj)) return e;
+        for (uint32_t k = 0; k < conj.n; k++) {
+            bool is_common = false;
+            for (uint32_t c = 0; c < common.n && !is_common; c++) is_common = bexpr_equal(conj.items[k], common.items[c]);
+            if (!is_common && bexpr_list_push(oc->pctx, &rest, conj.items[k])) return e;
+        }
+        if (rest.n == 0) return bexpr_make_and(oc->pctx, common.items, common.n); /* A OR (A AND B) = A */
+        or->args[b] = bexpr_make_and(oc->pctx, rest.items, rest.n);
+    }
+    if (bexpr_list_push(oc->pctx, &common, or)) return e;
+    bexpr *and = bexpr_make_and(oc->pctx, common.items, common.n);
+    return and ? and : e;
+}
+
 static void fold_expr(opt_ctx *oc, bexpr **slot) {
     bexpr *e = *slot;
     if (!e) return;
@@ -52,6 +89,7 @@ static void fold_expr(opt_ctx *oc, bexpr **slot) {
             return;
         }
         e->n_args = k;
+        if (!is_and) *slot = factor_or(oc, e);
         return;
     }
     case BEXPR_NOT:

@@ -344,6 +344,8 @@ void bexpr_visit_cols(const bexpr *e, void (*cb)(void *ud, plan_col_id id), void
 /* True if every column e references is produced by p (in p->out). */
 bool bexpr_bound_by(const bexpr *e, const plan *p);
 bool bexpr_is_const(const bexpr *e);
+/* Structural equality (same columns, constants, functions; volatile calls are never equal). */
+bool bexpr_equal(const bexpr *a, const bexpr *c);
 bool bexpr_is_volatile(const bexpr *e);
 /* Index of column id in p->out, or -1. */
 int plan_find_col(const plan *p, plan_col_id id);

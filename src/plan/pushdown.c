@@ -136,6 +136,14 @@ static bool has_subquery(const bexpr *e) {
 }
 
 static plan *wrap_filter(opt_ctx *oc, plan *input, bexpr_list *conj) {
+    /* identical conjuncts (e.g. derived twice) are evaluated once */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < conj->n; i++) {
+        bool dup = false;
+        for (uint32_t j = 0; j < k && !dup; j++) dup = bexpr_equal(conj->items[j], conj->items[i]);
+        if (!dup) conj->items[k++] = conj->items[i];
+    }
+    conj->n = k;
     if (conj->n == 0) return input;
     plan *f = plan_new(oc->pctx, PLAN_FILTER, 1, input->n_out);
     if (!f) return input;
@@ -150,6 +158,27 @@ static int push(opt_ctx *oc, plan **pp, bexpr_list *conj);
 /* Pushes `conj` into child i of p (a fresh list per child). */
 static int push_child(opt_ctx *oc, plan *p, uint32_t i, bexpr_list *conj) {
     return push(oc, &p->children[i], conj);
+}
+
+/* From a disjunction reading both sides, derives the filter it implies on one side:
+ * (l1 AND r1) OR (l2 AND r2) implies (l1 OR l2) on the left. NULL when some branch has no
+ * conjunct reading only that side. */
+static bexpr *implied_side_filter(opt_ctx *oc, const bexpr *or, const plan *left, const plan *right,
+                                  unsigned side) {
+    bexpr *branches[or->n_args];
+    for (uint32_t b = 0; b < or->n_args; b++) {
+        bexpr_list conj = {0}, mine = {0};
+        if (bexpr_split_and(oc->pctx, or->args[b], &conj)) return NULL;
+        for (uint32_t k = 0; k < conj.n; k++)
+            if (plan_expr_sides(conj.items[k], left, right) == side && !bexpr_is_volatile(conj.items[k]) &&
+                bexpr_list_push(oc->pctx, &mine, conj.items[k]))
+                return NULL;
+        if (mine.n == 0) return NULL;
+        branches[b] = bexpr_make_and(oc->pctx, mine.items, mine.n);
+    }
+    bexpr *r = bexpr_new(oc->pctx, BEXPR_OR, type_make(TYPE_BOOLEAN), or->n_args);
+    if (r) memcpy(r->args, branches, or->n_args * sizeof(bexpr *));
+    return r;
 }
 
 static int push_join(opt_ctx *oc, plan **pp, bexpr_list *conj) {
@@ -194,6 +223,18 @@ static int push_join(opt_ctx *oc, plan **pp, bexpr_list *conj) {
             SQE_TRY(bexpr_list_push(oc->pctx, &cond, c));
         else
             SQE_TRY(bexpr_list_push(oc->pctx, &above, c));
+    }
+    /* disjunctions over both sides imply filters on each side (TPC-H Q7) */
+    if (inner) {
+        uint32_t n_cond = cond.n;
+        for (uint32_t i = 0; i < n_cond; i++) {
+            bexpr *c = cond.items[i];
+            if (c->kind != BEXPR_OR) continue;
+            bexpr *l = implied_side_filter(oc, c, left, right, 1);
+            bexpr *r = implied_side_filter(oc, c, left, right, 2);
+            if (l) SQE_TRY(bexpr_list_push(oc->pctx, &to_left, l));
+            if (r) SQE_TRY(bexpr_list_push(oc->pctx, &to_right, r));
+        }
     }
     if (t == JOIN_CROSS && cond.n) p->u.join.type = JOIN_INNER;
     if (t == JOIN_INNER && !cond.n && p->u.join.n_keys == 0) p->u.join.type = JOIN_CROSS;
