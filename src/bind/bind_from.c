@@ -295,12 +295,19 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
     }
     right_scope.parent = lateral_query ? &left_scope : outer;
     SQE_TRY(bind_from(b, right_scope.parent, rr, &right, &right_scope));
-    if (lateral_query && right_scope.used_outer)
-        return bind_error(b, SQE_ERR_NOT_SUPPORTED, rr->line, rr->col,
-                          "Correlated LATERAL subqueries are not supported yet");
     for (uint32_t i = 0; i < left_scope.n_rels; i++) SQE_TRY(bind_scope_add(b, s, &left_scope.rels[i]));
     uint32_t first_right = s->n_rels;
     for (uint32_t i = 0; i < right_scope.n_rels; i++) SQE_TRY(bind_scope_add(b, s, &right_scope.rels[i]));
+    if (lateral_query) {
+        uint8_t jt2 = r->u.join.type == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER;
+        if (r->u.join.type != SQL_JOIN_LEFT && r->u.join.type != SQL_JOIN_INNER &&
+            r->u.join.type != SQL_JOIN_CROSS)
+            return bind_error(b, SQE_ERR_NOT_SUPPORTED, rr->line, rr->col,
+                              "LATERAL is supported with CROSS, INNER and LEFT joins");
+        bexpr *on = NULL;
+        if (r->u.join.on) SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &on));
+        return bind_lateral_join(b, left, right, jt2, on, out);
+    }
 
     uint8_t jt;
     switch (r->u.join.type) {

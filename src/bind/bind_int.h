@@ -126,6 +126,11 @@ int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out,
  * so EXISTS/IN may become SEMI/ANTI joins and *e may become NULL (fully absorbed). */
 int bind_plan_subqueries(binder *b, plan **input, bexpr **e, bool top_filter);
 bool bexpr_has_subquery(const bexpr *e);
+/* Joins left with a LATERAL subquery `right` (which may refer to left's columns): correlated
+ * conjuncts become the join condition, a correlated projection on top is evaluated above the
+ * join. join_type is JOIN_INNER, JOIN_LEFT or JOIN_CROSS; on is the ON condition or NULL. */
+int bind_lateral_join(binder *b, plan *left, plan *right, uint8_t join_type, bexpr *on,
+                      plan **out);
 
 /* Plan helpers. */
 plan *bind_make_filter(binder *b, plan *input, bexpr *cond);

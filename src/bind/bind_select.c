@@ -537,21 +537,22 @@ int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out, co
         p->u.values.n_rows = 1;
         p->est_rows = 1;
     }
-    for (int i = 0; i < sel->n_from; i++) {
-        plan *r;
-        SQE_TRY(bind_from(b, outer, sel->from[i], &r, &s));
-        if (!p) {
-            p = r;
-            continue;
+    if (sel->n_from > 0) {
+        /* A comma list is a chain of cross joins (so LATERAL and UNNEST items see the items
+         * to their left). */
+        const sql_relation *rel = sel->from[0];
+        for (int i = 1; i < sel->n_from; i++) {
+            sql_relation *j = ARENA_NEW(b->pctx->arena, sql_relation);
+            BIND_CHECK(b, j);
+            j->kind = SQL_REL_JOIN;
+            j->line = sel->from[i]->line;
+            j->col = sel->from[i]->col;
+            j->u.join.type = SQL_JOIN_CROSS;
+            j->u.join.left = (sql_relation *)rel;
+            j->u.join.right = sel->from[i];
+            rel = j;
         }
-        plan *j = plan_new(b->pctx, PLAN_JOIN, 2, p->n_out + r->n_out);
-        BIND_CHECK(b, j);
-        j->children[0] = p;
-        j->children[1] = r;
-        memcpy(j->out, p->out, p->n_out * sizeof(plan_col));
-        memcpy(j->out + p->n_out, r->out, r->n_out * sizeof(plan_col));
-        j->u.join.type = JOIN_CROSS;
-        p = j;
+        SQE_TRY(bind_from(b, outer, rel, &p, &s));
     }
     if (sel->where) SQE_TRY(bind_where(b, &s, sel->where, &p));
 

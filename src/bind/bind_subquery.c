@@ -499,3 +499,75 @@ int bind_plan_subqueries(binder *b, plan **input, bexpr **e, bool top_filter) {
     }
     return plan_rec(b, input, e);
 }
+
+int bind_lateral_join(binder *b, plan *left, plan *right, uint8_t join_type, bexpr *on,
+                      plan **out) {
+    bool corr;
+    SQE_TRY(is_correlated(b, right, &corr));
+    plan *lifted = NULL; /* a projection evaluated above the join instead of below it */
+    if (corr && right->kind == PLAN_PROJECT) {
+        lifted = right;
+        right = right->children[0];
+    }
+    /* A scalar aggregate returns one row for every outer row, even when nothing matches: after
+     * grouping by the correlation keys that needs a LEFT join, with counts COALESCEd to 0. */
+    plan *scalar_agg = corr && right->kind == PLAN_AGGREGATE && right->u.agg.n_groups == 0 &&
+                               !right->u.agg.n_sets
+                           ? right
+                           : NULL;
+    bexpr *cond = on;
+    if (corr) {
+        pull_ctx pc;
+        SQE_TRY(decorrelate(b, &right, &pc, 0, 0));
+        if (on) SQE_TRY(bexpr_list_push(b->pctx, &pc.pulled, on));
+        cond = bexpr_make_and(b->pctx, pc.pulled.items, pc.pulled.n);
+    }
+    if (scalar_agg) {
+        if (join_type != JOIN_INNER && join_type != JOIN_LEFT)
+            return bind_error(b, SQE_ERR_NOT_SUPPORTED, 0, 0, "Unsupported LATERAL join with an aggregate");
+        join_type = JOIN_LEFT;
+        if (!lifted) {
+            /* evaluate the aggregate's outputs above the join, counts COALESCEd */
+            lifted = plan_new(b->pctx, PLAN_PROJECT, 1, scalar_agg->n_out);
+            BIND_CHECK(b, lifted);
+            lifted->u.project.exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, scalar_agg->n_out + 1);
+            BIND_CHECK(b, lifted->u.project.exprs);
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < scalar_agg->n_out; i++) {
+                bool is_group = i < scalar_agg->u.agg.n_groups;
+                if (is_group) continue; /* correlation keys added by decorrelation */
+                lifted->out[k] = scalar_agg->out[i];
+                lifted->u.project.exprs[k] = bexpr_column(b->pctx, scalar_agg->out[i].id, scalar_agg->out[i].type);
+                BIND_CHECK(b, lifted->u.project.exprs[k]);
+                k++;
+            }
+            lifted->n_out = k;
+        }
+        for (uint32_t i = 0; i < lifted->n_out; i++)
+            SQE_TRY(coalesce_counts(b, scalar_agg, &lifted->u.project.exprs[i]));
+    }
+    uint8_t t = join_type;
+    if (t == JOIN_INNER && !cond) t = JOIN_CROSS;
+    plan *j = make_join(b, left, right, t, cond);
+    BIND_CHECK(b, j);
+    if (lifted) {
+        /* left columns, then the lifted projection's columns under their own ids */
+        uint32_t n = left->n_out + lifted->n_out;
+        bexpr **exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, n + 1);
+        BIND_CHECK(b, exprs);
+        for (uint32_t i = 0; i < left->n_out; i++) {
+            exprs[i] = bexpr_column(b->pctx, left->out[i].id, left->out[i].type);
+            BIND_CHECK(b, exprs[i]);
+        }
+        for (uint32_t i = 0; i < lifted->n_out; i++) exprs[left->n_out + i] = lifted->u.project.exprs[i];
+        plan *p = plan_new(b->pctx, PLAN_PROJECT, 1, n);
+        BIND_CHECK(b, p);
+        p->children[0] = j;
+        p->u.project.exprs = exprs;
+        memcpy(p->out, left->out, left->n_out * sizeof(plan_col));
+        memcpy(p->out + left->n_out, lifted->out, lifted->n_out * sizeof(plan_col));
+        j = p;
+    }
+    *out = j;
+    return SQE_OK;
+}

@@ -665,6 +665,12 @@ static int order_tiebreak(void *ud, const uint8_t *a, const uint8_t *b) {
     return 0;
 }
 
+static const sqe_str *order_str(void *ud, const uint8_t *e, uint32_t k) {
+    const order_tb_ctx *c = ud;
+    const uint8_t *row = (const uint8_t *)(uintptr_t)exec_sort_payload(&c->it->order_spec, e);
+    return (const sqe_str *)(const void *)(row + c->it->tuple.offsets[c->first_order_field + k - 1]);
+}
+
 static inline uint8_t *decode_group_ptr(const uint8_t *entry) {
     uint64_t v;
     memcpy(&v, entry + 1, 8);
@@ -753,7 +759,7 @@ static int feed_special(exec_op *op, agg_global *g, agg_src_l *sl, uint32_t s, u
                 exec_sort_set_payload(os, e + (size_t)j * W, (uint64_t)(uintptr_t)tup[i + j]);
         }
         order_tb_ctx tbc = {it, of};
-        rc = exec_sort_entries(os, entries, n, order_tiebreak, &tbc, t, err);
+        rc = exec_sort_entries(os, entries, n, order_tiebreak, order_str, &tbc, t, err);
         if (rc) goto out;
         for (uint64_t i = 0; i < n; i++) {
             const uint8_t *e = entries + i * W;

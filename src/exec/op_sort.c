@@ -84,6 +84,12 @@ static int sort_tiebreak(void *ud, const uint8_t *a, const uint8_t *b) {
     return 0;
 }
 
+static const sqe_str *sort_str(void *ud, const uint8_t *e, uint32_t k) {
+    const sort_impl *im = ud;
+    const uint8_t *row = (const uint8_t *)(uintptr_t)exec_sort_payload(&im->spec, e);
+    return (const sqe_str *)(const void *)(row + im->layout.offsets[im->key_field[k]]);
+}
+
 static int unknown_tiebreak(void *ud, const uint8_t *a, const uint8_t *b) { return 0; }
 
 /* --------------------------------------------------------------------------------------------
@@ -244,7 +250,7 @@ static int sort_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err)
     sort_global *g = gstate;
     sort_local *l = lstate;
     if (!im->heap_cap)
-        SQE_TRY(exec_sort_entries(&im->spec, l->entries, l->n_entries, sort_tiebreak, im,
+        SQE_TRY(exec_sort_entries(&im->spec, l->entries, l->n_entries, sort_tiebreak, sort_str, im,
                                   op->qctx->tracker, err));
     pthread_mutex_lock(&g->lock);
     l->next = g->locals;
@@ -296,7 +302,7 @@ static int sort_finalize(exec_op *op, void *gstate, sqe_error *err) {
             memcpy(g->final + k * W, l->heap.entries, (size_t)l->heap.size * W);
             k += l->heap.size;
         }
-        SQE_TRY(exec_sort_entries(&im->spec, g->final, total, sort_tiebreak, im, t, err));
+        SQE_TRY(exec_sort_entries(&im->spec, g->final, total, sort_tiebreak, sort_str, im, t, err));
         g->first = im->offset < total ? im->offset : total;
         uint64_t end = im->offset + im->limit < total ? im->offset + im->limit : total;
         g->n_final = end;

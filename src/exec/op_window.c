@@ -278,6 +278,13 @@ static int win_tiebreak(void *ud, const uint8_t *a, const uint8_t *b) {
     return 0;
 }
 
+static const sqe_str *win_str(void *ud, const uint8_t *e, uint32_t k) {
+    const sort_ctx *c = ud;
+    uint64_t ref = exec_sort_payload(&c->grp->spec, e);
+    const vec *v = &c->store[CHUNK_OF(ref)]->cols[c->grp->key_col[k]];
+    return &((const sqe_str *)v->data)[ROW_OF(ref)];
+}
+
 /* Are keys [k0, k1) of two sorted entries equal? */
 static bool keys_equal(const sort_ctx *c, const uint8_t *a, const uint8_t *b, uint32_t k0,
                        uint32_t k1) {
@@ -948,7 +955,7 @@ static int win_finalize(exec_op *op, void *gstate, sqe_error *err) {
             pos += cnt;
         }
         sort_ctx sc = {S, grp};
-        rc = exec_sort_entries(&grp->spec, entries, N, win_tiebreak, &sc, t, err);
+        rc = exec_sort_entries(&grp->spec, entries, N, win_tiebreak, win_str, &sc, t, err);
         if (rc) break;
         /* boundaries */
         e.flags[0] = 3;

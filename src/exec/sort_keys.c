@@ -269,14 +269,15 @@ int exec_sort_cmp_from(const exec_sort_spec *s, const uint8_t *a, const uint8_t 
 }
 
 /* At byte `depth`, where all entries of a bucket share bytes [0, depth): does a truncated key end
- * exactly here with a truncated value (then only the tie-break can order the bucket)? */
-static bool bucket_needs_tiebreak(const exec_sort_spec *s, const uint8_t *first, uint32_t depth) {
+ * exactly here with a truncated value (then only the real values can order the bucket)? Returns
+ * the key, or -1. */
+static int bucket_needs_tiebreak(const exec_sort_spec *s, const uint8_t *first, uint32_t depth) {
     for (uint32_t k = 0; k < s->n_keys; k++) {
         const exec_sort_key *key = &s->keys[k];
         if (key->truncated && key->offset + key->width == depth && key_truncated(key, first))
-            return true;
+            return (int)k;
     }
-    return false;
+    return -1;
 }
 
 /* --------------------------------------------------------------------------------------------
@@ -407,6 +408,7 @@ int exec_sort_compare_fields(const exec_sort_key *k, const exec_row_layout *l, c
 typedef struct sort_run {
     const exec_sort_spec *s;
     exec_sort_tiebreak tb;
+    exec_sort_str_fn str;
     void *ud;
     uint32_t W, K;
 } sort_run;
@@ -438,15 +440,125 @@ static int qsort_tb(const void *a, const void *b) {
     return tls_run->tb(tls_run->ud, (const uint8_t *)a, (const uint8_t *)b);
 }
 
+/* Multikey quicksort (Bentley & Sedgewick) of strings from byte d on. */
+typedef struct str_item {
+    const uint8_t *p;
+    uint32_t len;
+    uint32_t idx;
+} str_item;
+
+static inline int char_at(const str_item *it, uint32_t d) { return d < it->len ? it->p[d] : -1; }
+
+static int str_cmp_from(const str_item *a, const str_item *b, uint32_t d) {
+    uint32_t la = a->len > d ? a->len - d : 0, lb = b->len > d ? b->len - d : 0;
+    uint32_t m = la < lb ? la : lb;
+    int c = m ? memcmp(a->p + d, b->p + d, m) : 0;
+    if (c) return c;
+    return la < lb ? -1 : la > lb;
+}
+
+static void mkqsort(str_item *a, uint64_t n, uint32_t d) {
+    while (n > 1) {
+        if (n < 16) {
+            for (uint64_t i = 1; i < n; i++) {
+                str_item x = a[i];
+                uint64_t j = i;
+                while (j > 0 && str_cmp_from(&a[j - 1], &x, d) > 0) {
+                    a[j] = a[j - 1];
+                    j--;
+                }
+                a[j] = x;
+            }
+            return;
+        }
+        /* median of three pivot character */
+        int c0 = char_at(&a[0], d), c1 = char_at(&a[n / 2], d), c2 = char_at(&a[n - 1], d);
+        int v = c0 < c1 ? (c1 < c2 ? c1 : c0 < c2 ? c2 : c0) : (c0 < c2 ? c0 : c1 < c2 ? c2 : c1);
+        uint64_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            int c = char_at(&a[i], d);
+            if (c < v) {
+                str_item t = a[lt];
+                a[lt++] = a[i];
+                a[i++] = t;
+            } else if (c > v) {
+                str_item t = a[--gt];
+                a[gt] = a[i];
+                a[i] = t;
+            } else {
+                i++;
+            }
+        }
+        mkqsort(a, lt, d);
+        mkqsort(a + gt, n - gt, d);
+        if (v < 0) return; /* the equal part ended here: all equal */
+        a += lt;
+        n = gt - lt;
+        d++;
+    }
+}
+
 static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t depth,
-                       uint8_t *tmp) {
+                       uint8_t *tmp, uint32_t resolved);
+
+/* Orders a bucket whose entries share every key byte up to the end of truncated string key k:
+ * by the strings, then (runs of equal strings) by the following key bytes. */
+static void string_bucket_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t k,
+                               uint32_t depth, uint8_t *tmp) {
+    const exec_sort_key *key = &r->s->keys[k];
+    uint32_t W = r->W;
+    str_item *items = malloc(sizeof(str_item) * n);
+    if (!items) { /* no memory for the fast path: comparison sort */
+        const sort_run *saved = tls_run;
+        tls_run = r;
+        qsort(base, n, W, qsort_tb);
+        tls_run = saved;
+        return;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const sqe_str *sv = r->str(r->ud, base + i * W, k);
+        items[i].p = (const uint8_t *)sqe_str_data(sv);
+        items[i].len = sv->len;
+        items[i].idx = (uint32_t)i;
+    }
+    mkqsort(items, n, key->prefix);
+    if (key->desc)
+        for (uint64_t i = 0, j = n - 1; i < j; i++, j--) {
+            str_item t = items[i];
+            items[i] = items[j];
+            items[j] = t;
+        }
+    for (uint64_t i = 0; i < n; i++) memcpy(tmp + i * W, base + (uint64_t)items[i].idx * W, W);
+    memcpy(base, tmp, n * W);
+    /* runs of equal strings continue with the next keys */
+    if (depth < r->K)
+        for (uint64_t i = 0; i < n;) {
+            uint64_t j = i + 1;
+            while (j < n && items[j].len == items[i].len &&
+                   memcmp(items[j].p, items[i].p, items[i].len) == 0)
+                j++;
+            if (j - i > 1) radix_sort(r, base + i * W, j - i, depth, tmp + i * W, depth);
+            i = j;
+        }
+    free(items);
+}
+
+/* resolved: a depth at which the truncated key ending there has already been ordered by its
+ * strings (UINT32_MAX: none). */
+static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t depth,
+                       uint8_t *tmp, uint32_t resolved) {
     uint32_t W = r->W;
     for (;;) {
         if (n < 32) {
             insertion_sort(r, base, n, depth, tmp);
             return;
         }
-        if (r->tb && bucket_needs_tiebreak(r->s, base, depth)) {
+        int tk = r->tb && depth != resolved ? bucket_needs_tiebreak(r->s, base, depth) : -1;
+        if (tk >= 0) {
+            if (r->str && type_is_string_view(r->s->keys[tk].type)) {
+                string_bucket_sort(r, base, n, (uint32_t)tk, depth, tmp);
+                return;
+            }
             const sort_run *saved = tls_run;
             tls_run = r;
             qsort(base, n, W, qsort_tb);
@@ -477,7 +589,7 @@ static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t de
         uint64_t start = 0;
         for (int b = 0; b < 256; b++) {
             uint64_t c = counts[b];
-            if (c > 1) radix_sort(r, base + start * W, c, depth + 1, tmp + start * W);
+            if (c > 1) radix_sort(r, base + start * W, c, depth + 1, tmp + start * W, UINT32_MAX);
             start += c;
         }
         return;
@@ -485,9 +597,10 @@ static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t de
 }
 
 int exec_sort_entries(const exec_sort_spec *s, uint8_t *entries, uint64_t n,
-                      exec_sort_tiebreak tb, void *ud, mem_tracker *tracker, sqe_error *err) {
+                      exec_sort_tiebreak tb, exec_sort_str_fn str, void *ud,
+                      mem_tracker *tracker, sqe_error *err) {
     if (n < 2) return SQE_OK;
-    sort_run r = {s, s->needs_tiebreak ? tb : NULL, ud, s->entry_width, s->key_width};
+    sort_run r = {s, s->needs_tiebreak ? tb : NULL, str, ud, s->entry_width, s->key_width};
     if (n < 32) {
         uint8_t tmp[1024];
         if (r.W <= sizeof tmp) {
@@ -498,7 +611,7 @@ int exec_sort_entries(const exec_sort_spec *s, uint8_t *entries, uint64_t n,
     if (n > UINT32_MAX) return err_set(err, SQE_ERR_EXCEEDED_MEMORY_LIMIT, "sort input too large");
     uint8_t *tmp = mem_alloc(tracker, (size_t)n * r.W, err);
     if (!tmp) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    radix_sort(&r, entries, n, 0, tmp);
+    radix_sort(&r, entries, n, 0, tmp, UINT32_MAX);
     mem_free(tracker, tmp);
     return SQE_OK;
 }
@@ -527,7 +640,7 @@ void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64
             memcpy(o, runs[i], run_n[i] * W);
             o += run_n[i] * W;
         }
-        sort_run r = {s, tb, ud, W, s->key_width};
+        sort_run r = {s, tb, NULL, ud, W, s->key_width};
         uint8_t tmp[1024];
         if (W <= sizeof tmp) insertion_sort(&r, out, total, 0, tmp);
         return;

@@ -81,10 +81,17 @@ static inline int exec_sort_entry_cmp(const exec_sort_spec *s, const uint8_t *a,
     return exec_sort_cmp_from(s, a, b, 0, tb, ud);
 }
 
-/* Sorts n entries in place (MSD radix sort on the key bytes, insertion sort for small buckets,
- * the tie-break for equal key bytes). Scratch memory through tracker. Not stable. */
+/* The string value of key k of an entry (a string key whose value is not NULL), at an address
+ * that stays valid during the sort (the row's or the vector's own view). */
+typedef const sqe_str *(*exec_sort_str_fn)(void *ud, const uint8_t *entry, uint32_t k);
+
+/* Sorts n entries in place (MSD radix sort on the key bytes, insertion sort for small buckets).
+ * Entries whose key bytes agree up to a truncated string key are ordered by a multikey
+ * quicksort on the rest of the strings (str, when given) and then by the following keys; other
+ * truncated values by the tie-break. Scratch memory through tracker. Not stable. */
 int exec_sort_entries(const exec_sort_spec *s, uint8_t *entries, uint64_t n,
-                      exec_sort_tiebreak tb, void *ud, mem_tracker *tracker, sqe_error *err);
+                      exec_sort_tiebreak tb, exec_sort_str_fn str, void *ud,
+                      mem_tracker *tracker, sqe_error *err);
 
 /* Merges n_runs sorted runs (runs[i] with run_n[i] entries) into out (room for the sum). */
 void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64_t *run_n,

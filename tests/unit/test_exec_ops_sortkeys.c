@@ -49,6 +49,12 @@ static int tiebreak(void *ud, const uint8_t *a, const uint8_t *b) {
                         (uint32_t)exec_sort_payload(&c->spec, b));
 }
 
+static const sqe_str *str_of(void *ud, const uint8_t *e, uint32_t k) {
+    const sort_case *c = ud;
+    uint32_t r = (uint32_t)exec_sort_payload(&c->spec, e);
+    return &VEC_DATA(&c->cols[k], const sqe_str)[r];
+}
+
 static void fill_random(vec *v, uint32_t n, uint32_t null_every) {
     const char *words[] = {"", "a", "ab", "abc", "b", "prefix-shared-by-many-strings-1",
                            "prefix-shared-by-many-strings-2", "prefix-shared-by-many-strings-10",
@@ -132,8 +138,8 @@ static void check_sort(const sqe_type *types, const bool *desc, const bool *nf, 
     uint32_t half = n / 3;
     uint8_t *runs[2] = {ent, ent + (size_t)half * W};
     uint64_t run_n[2] = {half, n - half};
-    assert_int_equal(exec_sort_entries(&c.spec, runs[0], run_n[0], tiebreak, &c, &g_tracker, NULL), 0);
-    assert_int_equal(exec_sort_entries(&c.spec, runs[1], run_n[1], tiebreak, &c, &g_tracker, NULL), 0);
+    assert_int_equal(exec_sort_entries(&c.spec, runs[0], run_n[0], tiebreak, str_of, &c, &g_tracker, NULL), 0);
+    assert_int_equal(exec_sort_entries(&c.spec, runs[1], run_n[1], tiebreak, str_of, &c, &g_tracker, NULL), 0);
     uint8_t *merged = calloc(n, W);
     exec_sort_merge(&c.spec, runs, run_n, 2, merged, tiebreak, &c);
     char *seen = calloc(n, 1);
