@@ -359,7 +359,8 @@ int cat_append_commit(cat_append *ap, sqe_error *err) {
         cat_append_abort(ap);
         return err_nomem(err, "table chunk list");
     }
-    memcpy(&t->data.chunks[t->data.n_chunks], ap->chunks, ap->n_chunks * sizeof(vec_chunk *));
+    if (ap->n_chunks)
+        memcpy(&t->data.chunks[t->data.n_chunks], ap->chunks, ap->n_chunks * sizeof(vec_chunk *));
     t->data.n_chunks += ap->n_chunks;
     t->data.n_rows += ap->n_rows;
     if (ap->stats)
@@ -386,7 +387,8 @@ void cat_table_truncate(cat_table *t) {
     mem_table_data *live = &t->data, *old = &t->retired;
     if (grow((void **)&old->chunks, &old->cap_chunks, old->n_chunks + live->n_chunks,
              sizeof(vec_chunk *)) == 0) {
-        memcpy(&old->chunks[old->n_chunks], live->chunks, live->n_chunks * sizeof(vec_chunk *));
+        if (live->n_chunks)
+            memcpy(&old->chunks[old->n_chunks], live->chunks, live->n_chunks * sizeof(vec_chunk *));
         old->n_chunks += live->n_chunks;
         live->n_chunks = 0;
         live->n_rows = 0;
@@ -400,7 +402,7 @@ int cat_table_snapshot(cat_table *t, cat_snapshot *out, sqe_error *err) {
     out->n_chunks = t->data.n_chunks;
     out->n_rows = t->data.n_rows;
     out->chunks = malloc((out->n_chunks ? out->n_chunks : 1) * sizeof(vec_chunk *));
-    if (out->chunks)
+    if (out->chunks && out->n_chunks)
         memcpy(out->chunks, t->data.chunks, out->n_chunks * sizeof(vec_chunk *));
     pthread_mutex_unlock(&t->lock);
     if (!out->chunks) return err_nomem(err, "table snapshot");

@@ -264,7 +264,10 @@ static void explain_rec(const plan *p, int depth, strbuf *out) {
         strbuf_puts(out, "?");
         break;
     }
-    if (p->est_rows >= 0) strbuf_printf(out, "  (est. %.0f rows)", p->est_rows);
+    if (p->est_rows >= 0) {
+        double shown = p->est_rows > 0 && p->est_rows < 1 ? 1 : p->est_rows;
+        strbuf_printf(out, "  (est. %.0f rows)", shown);
+    }
     strbuf_putc(out, '\n');
     for (uint32_t i = 0; i < p->n_children; i++) explain_rec(p->children[i], depth + 1, out);
 }

@@ -190,6 +190,20 @@ static int prune(opt_ctx *oc, plan *p, const idset *req) {
     }
 }
 
+/* A projection that passes its input's columns through unchanged, in order, is dropped. */
+static void drop_identity_projects(plan **pp) {
+    plan *p = *pp;
+    for (uint32_t i = 0; i < p->n_children; i++) drop_identity_projects(&p->children[i]);
+    if (p->kind != PLAN_PROJECT) return;
+    plan *c = p->children[0];
+    if (c->n_out != p->n_out) return;
+    for (uint32_t i = 0; i < p->n_out; i++) {
+        const bexpr *e = p->u.project.exprs[i];
+        if (e->kind != BEXPR_COLUMN || e->u.col != c->out[i].id || p->out[i].id != c->out[i].id) return;
+    }
+    *pp = c;
+}
+
 int plan_prune_columns(opt_ctx *oc, plan **pp) {
     plan *p = *pp;
     idset req;
@@ -200,12 +214,15 @@ int plan_prune_columns(opt_ctx *oc, plan **pp) {
         idset need;
         SQE_TRY(idset_make(oc, &need));
         plan_for_each_expr(p, add_expr_cb, &need);
-        return prune(oc, p->children[0], &need);
+        SQE_TRY(prune(oc, p->children[0], &need));
+        drop_identity_projects(&p->children[0]);
+        return SQE_OK;
     }
     uint32_t n_before = p->n_out;
     plan_col before[n_before + 1];
     memcpy(before, p->out, n_before * sizeof(plan_col));
     SQE_TRY(prune(oc, p, &req));
     (void)before;
+    for (uint32_t i = 0; i < p->n_children; i++) drop_identity_projects(&p->children[i]);
     return SQE_OK;
 }
