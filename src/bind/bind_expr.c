@@ -12,6 +12,7 @@
  * plans into joins (bind_subquery.c).
  */
 #include "bind/bind_int.h"
+#include "common/stack.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -1248,7 +1249,7 @@ static __attribute__((noinline)) int expr_row(binder *b, bind_scope *s, const sq
     return rc;
 }
 int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out) {
-    if (++b->depth > SQL_MAX_DEPTH) {
+    if (++b->depth > SQL_MAX_DEPTH || stack_exhausted()) {
         b->depth--;
         return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col, "Expression nesting too deep");
     }

@@ -10,6 +10,7 @@
  * reachable by qualified name only (hidden).
  */
 #include "bind/bind_int.h"
+#include "common/stack.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -431,7 +432,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
 }
 
 int bind_from(binder *b, bind_scope *outer, const sql_relation *r, plan **out, bind_scope *s) {
-    if (++b->depth > SQL_MAX_DEPTH) {
+    if (++b->depth > SQL_MAX_DEPTH || stack_exhausted()) {
         b->depth--;
         return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col, "Query nesting too deep");
     }

@@ -11,6 +11,7 @@
  * super types, as in Trino.
  */
 #include "bind/bind_int.h"
+#include "common/stack.h"
 
 #include <string.h>
 
@@ -246,7 +247,7 @@ static int bind_output_order(binder *b, const sql_query *q, plan **p, const char
 
 int bind_query_node(binder *b, bind_scope *outer, const sql_query *q, plan **out,
                     const char ***names) {
-    if (++b->depth > SQL_MAX_DEPTH) {
+    if (++b->depth > SQL_MAX_DEPTH || stack_exhausted()) {
         b->depth--;
         return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, q->line, q->col, "Query nesting too deep");
     }

@@ -335,13 +335,13 @@ int cat_append_chunk(cat_append *ap, const vec_chunk *in, sqe_error *err) {
         uint32_t take = in->count - done;
         if (take > last->capacity - last->count) take = last->capacity - last->count;
         for (uint32_t c = 0; c < t->n_columns; c++) {
-            for (uint32_t r = 0; r < take; r++) {
-                if (t->columns[c].not_null && vec_is_null(&in->cols[c], done + r))
-                    return err_set(err, SQE_ERR_CONSTRAINT_VIOLATION,
-                                   "NULL value not allowed for NOT NULL column: %s",
-                                   t->columns[c].name);
-                SQE_TRY(vec_copy_row(&last->cols[c], last->count + r, &in->cols[c], done + r, err));
-            }
+            if (t->columns[c].not_null)
+                for (uint32_t r = 0; r < take; r++)
+                    if (vec_is_null(&in->cols[c], done + r))
+                        return err_set(err, SQE_ERR_CONSTRAINT_VIOLATION,
+                                       "NULL value not allowed for NOT NULL column: %s",
+                                       t->columns[c].name);
+            SQE_TRY(vec_copy_rows(&last->cols[c], last->count, &in->cols[c], done, take, err));
         }
         last->count += take;
         done += take;

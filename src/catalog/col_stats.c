@@ -21,7 +21,38 @@ static inline void add_hash(col_stats *s, uint64_t h) {
     if (rank > s->hll[idx]) s->hll[idx] = rank;
 }
 
+/* Flat vectors: one tight loop per physical width. */
+static bool add_flat(col_stats *s, const vec *v, uint32_t count) {
+    while (v->shape == VEC_DICT && !v->sel) v = v->dict;
+    if (v->shape != VEC_FLAT) return false;
+    size_t width = type_physical_size(v->type);
+    bool view = type_is_string_view(v->type);
+    for (uint32_t r = 0; r < count; r++) {
+        if (!vec_is_valid_flat(v, r)) {
+            s->n_nulls++;
+            continue;
+        }
+        uint64_t h;
+        if (view) {
+            const sqe_str *str = &VEC_DATA(v, const sqe_str)[r];
+            h = hash_bytes(sqe_str_data(str), str->len);
+        } else if (width == 8) {
+            h = hash_u64((uint64_t)VEC_DATA(v, const int64_t)[r]);
+        } else if (width == 4) {
+            h = hash_u64((uint64_t)(uint32_t)VEC_DATA(v, const int32_t)[r]);
+        } else if (width > 0) {
+            h = hash_bytes((const char *)v->data + width * r, width);
+        } else {
+            h = hash_u64(r);
+        }
+        s->n_values++;
+        add_hash(s, h);
+    }
+    return true;
+}
+
 void col_stats_add(col_stats *s, const vec *v, uint32_t count) {
+    if (add_flat(s, v, count)) return;
     size_t width = type_physical_size(v->type);
     bool view = type_is_string_view(v->type);
     for (uint32_t r = 0; r < count; r++) {

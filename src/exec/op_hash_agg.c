@@ -759,7 +759,8 @@ static int feed_special(exec_op *op, agg_global *g, agg_src_l *sl, uint32_t s, u
                 exec_sort_set_payload(os, e + (size_t)j * W, (uint64_t)(uintptr_t)tup[i + j]);
         }
         order_tb_ctx tbc = {it, of};
-        rc = exec_sort_entries(os, entries, n, order_tiebreak, order_str, &tbc, t, err);
+        exec_sort_ctx cmp = {order_tiebreak, order_str, &tbc};
+        rc = exec_sort_entries(os, entries, n, &cmp, t, err);
         if (rc) goto out;
         for (uint64_t i = 0; i < n; i++) {
             const uint8_t *e = entries + i * W;

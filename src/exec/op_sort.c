@@ -30,6 +30,7 @@ typedef struct sort_impl {
     int32_t *key_col;         /* input column of a plain-column key, or -1 */
     int32_t *key_field;       /* payload field holding the key's value (truncated keys), -1 */
     exec_sort_spec spec;
+    exec_sort_ctx cmp;        /* tie-breaks through the stored key values */
     exec_row_layout layout;   /* payload: input columns in_cols, then extra key fields */
     uint32_t n_in_fields;
     uint32_t *in_cols;        /* field f < n_in_fields holds input column in_cols[f] */
@@ -91,6 +92,7 @@ static const sqe_str *sort_str(void *ud, const uint8_t *e, uint32_t k) {
 }
 
 static int unknown_tiebreak(void *ud, const uint8_t *a, const uint8_t *b) { return 0; }
+static const exec_sort_ctx unknown_ctx = {unknown_tiebreak, NULL, NULL};
 
 /* --------------------------------------------------------------------------------------------
  * Sink
@@ -128,7 +130,7 @@ static int sort_local_init(exec_op *op, void *gstate, uint32_t input_idx, void *
     for (uint32_t k = 0; k < im->n_keys && rc == SQE_OK; k++)
         rc = exec_expr_state_create(im->keys[k], op->qctx, &l->key_st[k], err);
     if (rc == SQE_OK && im->heap_cap) {
-        rc = exec_topn_heap_init(&l->heap, &im->spec, im->heap_cap, sort_tiebreak, im, t, err);
+        rc = exec_topn_heap_init(&l->heap, &im->spec, im->heap_cap, &im->cmp, t, err);
         l->heap_ok = rc == SQE_OK;
         if (rc == SQE_OK) {
             l->entries = mem_alloc(t, (size_t)VEC_CHUNK_SIZE * im->spec.entry_width, err);
@@ -226,7 +228,7 @@ static int sort_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *i
         uint8_t *ei = e + (size_t)i * W;
         if (l->heap.size < l->heap.capacity ||
             (im->spec.needs_tiebreak
-                 ? exec_sort_cmp_from(&im->spec, ei, l->heap.entries, 0, unknown_tiebreak, NULL) <= 0
+                 ? exec_sort_cmp_from(&im->spec, ei, l->heap.entries, 0, &unknown_ctx) <= 0
                  : memcmp(ei, l->heap.entries, im->spec.key_width) < 0))
             l->cand[nc++] = i;
     }
@@ -249,8 +251,11 @@ static int sort_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err)
     sort_impl *im = op->impl;
     sort_global *g = gstate;
     sort_local *l = lstate;
-    if (!im->heap_cap)
-        SQE_TRY(exec_sort_entries(&im->spec, l->entries, l->n_entries, sort_tiebreak, sort_str, im,
+    /* runs are sorted here, in parallel, and merged by finalize, unless truncated string keys
+     * may tie: merging those means fetching the strings of the run heads from the rows (cache
+     * misses per comparison), so finalize sorts everything at once instead */
+    if (!im->heap_cap && !im->spec.needs_tiebreak)
+        SQE_TRY(exec_sort_entries(&im->spec, l->entries, l->n_entries, &im->cmp,
                                   op->qctx->tracker, err));
     pthread_mutex_lock(&g->lock);
     l->next = g->locals;
@@ -299,10 +304,10 @@ static int sort_finalize(exec_op *op, void *gstate, sqe_error *err) {
         g->final_owned = true;
         uint64_t k = 0;
         for (sort_local *l = g->locals; l; l = l->next) {
-            memcpy(g->final + k * W, l->heap.entries, (size_t)l->heap.size * W);
+            if (l->heap.size) memcpy(g->final + k * W, l->heap.entries, (size_t)l->heap.size * W);
             k += l->heap.size;
         }
-        SQE_TRY(exec_sort_entries(&im->spec, g->final, total, sort_tiebreak, sort_str, im, t, err));
+        SQE_TRY(exec_sort_entries(&im->spec, g->final, total, &im->cmp, t, err));
         g->first = im->offset < total ? im->offset : total;
         uint64_t end = im->offset + im->limit < total ? im->offset + im->limit : total;
         g->n_final = end;
@@ -312,6 +317,22 @@ static int sort_finalize(exec_op *op, void *gstate, sqe_error *err) {
         for (sort_local *l = g->locals; l; l = l->next)
             if (l->n_entries) g->final = l->entries;
         g->n_final = total;
+        if (im->spec.needs_tiebreak)
+            SQE_TRY(exec_sort_entries(&im->spec, g->final, total, &im->cmp, t, err));
+    } else if (im->spec.needs_tiebreak) {
+        g->final = mem_alloc(t, (size_t)total * W, err);
+        if (!g->final) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
+        g->final_owned = true;
+        uint64_t k = 0;
+        for (sort_local *l = g->locals; l; l = l->next) {
+            if (l->n_entries) memcpy(g->final + k * W, l->entries, (size_t)l->n_entries * W);
+            k += l->n_entries;
+            mem_free(t, l->entries);
+            l->entries = NULL;
+            l->n_entries = 0;
+        }
+        g->n_final = total;
+        SQE_TRY(exec_sort_entries(&im->spec, g->final, total, &im->cmp, t, err));
     } else {
         uint8_t **runs = mem_alloc(t, sizeof(uint8_t *) * n_runs, err);
         uint64_t *run_n = mem_alloc(t, sizeof(uint64_t) * n_runs, err);
@@ -328,7 +349,7 @@ static int sort_finalize(exec_op *op, void *gstate, sqe_error *err) {
                 runs[r] = l->entries;
                 run_n[r++] = l->n_entries;
             }
-        exec_sort_merge(&im->spec, runs, run_n, n_runs, g->final, sort_tiebreak, im);
+        exec_sort_merge(&im->spec, runs, run_n, n_runs, g->final, &im->cmp);
         mem_free(t, runs);
         mem_free(t, run_n);
         /* the runs are no longer needed */
@@ -472,6 +493,7 @@ int exec_op_sort_create(exec_query_ctx *qctx, const plan *p, exec_op *child, exe
         }
     }
     SQE_TRY(exec_row_layout_init(&im->layout, A, ft, nf, false, 0, err));
+    im->cmp = (exec_sort_ctx){sort_tiebreak, sort_str, im};
     if (topn) {
         int64_t lim = p->u.sort.limit < 0 ? INT64_MAX / 4 : p->u.sort.limit;
         int64_t offv = p->u.sort.offset < 0 ? 0 : p->u.sort.offset;

@@ -955,7 +955,8 @@ static int win_finalize(exec_op *op, void *gstate, sqe_error *err) {
             pos += cnt;
         }
         sort_ctx sc = {S, grp};
-        rc = exec_sort_entries(&grp->spec, entries, N, win_tiebreak, win_str, &sc, t, err);
+        exec_sort_ctx cmp = {win_tiebreak, win_str, &sc};
+        rc = exec_sort_entries(&grp->spec, entries, N, &cmp, t, err);
         if (rc) break;
         /* boundaries */
         e.flags[0] = 3;

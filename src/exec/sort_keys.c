@@ -250,19 +250,34 @@ static inline bool key_truncated(const exec_sort_key *key, const uint8_t *entry)
     return len > key->prefix;
 }
 
+/* Compares the bytes of two strings after the first `from` (equal) ones. */
+static inline int str_suffix_cmp(const sqe_str *a, const sqe_str *b, uint32_t from) {
+    uint32_t la = a->len > from ? a->len - from : 0, lb = b->len > from ? b->len - from : 0;
+    uint32_t m = la < lb ? la : lb;
+    int c = m ? memcmp(sqe_str_data(a) + from, sqe_str_data(b) + from, m) : 0;
+    if (c) return c < 0 ? -1 : 1;
+    return la < lb ? -1 : la > lb;
+}
+
 int exec_sort_cmp_from(const exec_sort_spec *s, const uint8_t *a, const uint8_t *b,
-                       uint32_t depth, exec_sort_tiebreak tb, void *ud) {
+                       uint32_t depth, const exec_sort_ctx *c) {
     uint32_t pos = depth;
-    if (tb && s->needs_tiebreak) {
+    if (c && s->needs_tiebreak) {
         for (uint32_t k = 0; k < s->n_keys; k++) {
             const exec_sort_key *key = &s->keys[k];
             uint32_t end = key->offset + key->width;
             if (!key->truncated || end <= pos) continue;
-            int c = memcmp(a + pos, b + pos, end - pos);
-            if (c) return c;
-            /* equal bytes through this key: a truncated value needs the real comparison */
-            if (key_truncated(key, a)) return tb(ud, a, b);
+            int r = memcmp(a + pos, b + pos, end - pos);
+            if (r) return r;
             pos = end;
+            /* equal bytes through this key: a truncated value needs the real comparison */
+            if (!key_truncated(key, a)) continue;
+            if (c->str && type_is_string_view(key->type)) {
+                r = str_suffix_cmp(c->str(c->ud, a, k), c->str(c->ud, b, k), key->prefix);
+                if (r) return key->desc ? -r : r;
+                continue;
+            }
+            if (c->tb) return c->tb(c->ud, a, b);
         }
     }
     return pos < s->key_width ? memcmp(a + pos, b + pos, s->key_width - pos) : 0;
@@ -407,6 +422,7 @@ int exec_sort_compare_fields(const exec_sort_key *k, const exec_row_layout *l, c
 
 typedef struct sort_run {
     const exec_sort_spec *s;
+    const exec_sort_ctx *c; /* NULL when no key can be truncated */
     exec_sort_tiebreak tb;
     exec_sort_str_fn str;
     void *ud;
@@ -414,8 +430,8 @@ typedef struct sort_run {
 } sort_run;
 
 static inline int cmp_from(const sort_run *r, const uint8_t *a, const uint8_t *b, uint32_t depth) {
-    if (!r->tb) return depth < r->K ? memcmp(a + depth, b + depth, r->K - depth) : 0;
-    return exec_sort_cmp_from(r->s, a, b, depth, r->tb, r->ud);
+    if (!r->c) return depth < r->K ? memcmp(a + depth, b + depth, r->K - depth) : 0;
+    return exec_sort_cmp_from(r->s, a, b, depth, r->c);
 }
 
 static void insertion_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t depth,
@@ -440,61 +456,62 @@ static int qsort_tb(const void *a, const void *b) {
     return tls_run->tb(tls_run->ud, (const uint8_t *)a, (const uint8_t *)b);
 }
 
-/* Multikey quicksort (Bentley & Sedgewick) of strings from byte d on. */
+/* Strings of a tie bucket: their first 8 bytes after the shared prefix are cached big-endian
+ * in the item, so most comparisons stay inside the (cache-resident) item array. */
 typedef struct str_item {
+    uint64_t cache;
     const uint8_t *p;
     uint32_t len;
     uint32_t idx;
 } str_item;
 
-static inline int char_at(const str_item *it, uint32_t d) { return d < it->len ? it->p[d] : -1; }
-
-static int str_cmp_from(const str_item *a, const str_item *b, uint32_t d) {
-    uint32_t la = a->len > d ? a->len - d : 0, lb = b->len > d ? b->len - d : 0;
-    uint32_t m = la < lb ? la : lb;
-    int c = m ? memcmp(a->p + d, b->p + d, m) : 0;
-    if (c) return c;
+static inline int str_item_cmp(const str_item *a, const str_item *b, uint32_t from) {
+    if (a->cache != b->cache) return a->cache < b->cache ? -1 : 1;
+    uint32_t d = from + 8;
+    if (a->len <= d || b->len <= d) return a->len < b->len ? -1 : a->len > b->len;
+    uint32_t la = a->len - d, lb = b->len - d, m = la < lb ? la : lb;
+    int c = memcmp(a->p + d, b->p + d, m);
+    if (c) return c < 0 ? -1 : 1;
     return la < lb ? -1 : la > lb;
 }
 
-static void mkqsort(str_item *a, uint64_t n, uint32_t d) {
-    while (n > 1) {
-        if (n < 16) {
-            for (uint64_t i = 1; i < n; i++) {
-                str_item x = a[i];
-                uint64_t j = i;
-                while (j > 0 && str_cmp_from(&a[j - 1], &x, d) > 0) {
-                    a[j] = a[j - 1];
-                    j--;
-                }
-                a[j] = x;
-            }
-            return;
+/* Introspective quicksort of items (insertion sort below 16, heap sort never needed in practice:
+ * the recursion goes into the smaller side). */
+static void str_items_sort(str_item *a, uint64_t n, uint32_t from) {
+    while (n > 16) {
+        uint64_t m = n / 2;
+        /* median of three to a[0] */
+        if (str_item_cmp(&a[m], &a[0], from) < 0) { str_item t = a[m]; a[m] = a[0]; a[0] = t; }
+        if (str_item_cmp(&a[n - 1], &a[0], from) < 0) { str_item t = a[n - 1]; a[n - 1] = a[0]; a[0] = t; }
+        if (str_item_cmp(&a[n - 1], &a[m], from) < 0) { str_item t = a[n - 1]; a[n - 1] = a[m]; a[m] = t; }
+        str_item pivot = a[m];
+        uint64_t i = 0, j = n - 1;
+        for (;;) {
+            while (str_item_cmp(&a[i], &pivot, from) < 0) i++;
+            while (str_item_cmp(&pivot, &a[j], from) < 0) j--;
+            if (i >= j) break;
+            str_item t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
         }
-        /* median of three pivot character */
-        int c0 = char_at(&a[0], d), c1 = char_at(&a[n / 2], d), c2 = char_at(&a[n - 1], d);
-        int v = c0 < c1 ? (c1 < c2 ? c1 : c0 < c2 ? c2 : c0) : (c0 < c2 ? c0 : c1 < c2 ? c2 : c1);
-        uint64_t lt = 0, i = 0, gt = n;
-        while (i < gt) {
-            int c = char_at(&a[i], d);
-            if (c < v) {
-                str_item t = a[lt];
-                a[lt++] = a[i];
-                a[i++] = t;
-            } else if (c > v) {
-                str_item t = a[--gt];
-                a[gt] = a[i];
-                a[i] = t;
-            } else {
-                i++;
-            }
+        uint64_t left = j + 1;
+        if (left < n - left) {
+            str_items_sort(a, left, from);
+            a += left;
+            n -= left;
+        } else {
+            str_items_sort(a + left, n - left, from);
+            n = left;
         }
-        mkqsort(a, lt, d);
-        mkqsort(a + gt, n - gt, d);
-        if (v < 0) return; /* the equal part ended here: all equal */
-        a += lt;
-        n = gt - lt;
-        d++;
+    }
+    for (uint64_t i = 1; i < n; i++) {
+        str_item x = a[i];
+        uint64_t j = i;
+        while (j > 0 && str_item_cmp(&a[j - 1], &x, from) > 0) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
     }
 }
 
@@ -515,13 +532,19 @@ static void string_bucket_sort(const sort_run *r, uint8_t *base, uint64_t n, uin
         tls_run = saved;
         return;
     }
+    uint32_t from = key->prefix;
     for (uint64_t i = 0; i < n; i++) {
         const sqe_str *sv = r->str(r->ud, base + i * W, k);
         items[i].p = (const uint8_t *)sqe_str_data(sv);
         items[i].len = sv->len;
         items[i].idx = (uint32_t)i;
+        uint8_t buf[8] = {0};
+        if (sv->len > from) memcpy(buf, items[i].p + from, sv->len - from < 8 ? sv->len - from : 8);
+        uint64_t c;
+        memcpy(&c, buf, 8);
+        items[i].cache = __builtin_bswap64(c);
     }
-    mkqsort(items, n, key->prefix);
+    str_items_sort(items, n, from);
     if (key->desc)
         for (uint64_t i = 0, j = n - 1; i < j; i++, j--) {
             str_item t = items[i];
@@ -543,6 +566,13 @@ static void string_bucket_sort(const sort_run *r, uint8_t *base, uint64_t n, uin
     free(items);
 }
 
+/* Moves every entry to its bucket; a constant width lets the compiler inline the copy. */
+#define SCATTER_FIXED(WIDTH)                                                                       \
+    for (uint64_t i = 0; i < n; i++) {                                                             \
+        const uint8_t *e = base + i * (WIDTH);                                                     \
+        memcpy(tmp + (offs[e[depth]]++) * (WIDTH), e, (WIDTH));                                    \
+    }
+
 /* resolved: a depth at which the truncated key ending there has already been ordered by its
  * strings (UINT32_MAX: none). */
 static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t depth,
@@ -553,17 +583,19 @@ static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t de
             insertion_sort(r, base, n, depth, tmp);
             return;
         }
-        int tk = r->tb && depth != resolved ? bucket_needs_tiebreak(r->s, base, depth) : -1;
+        int tk = r->c && depth != resolved ? bucket_needs_tiebreak(r->s, base, depth) : -1;
         if (tk >= 0) {
             if (r->str && type_is_string_view(r->s->keys[tk].type)) {
                 string_bucket_sort(r, base, n, (uint32_t)tk, depth, tmp);
                 return;
             }
-            const sort_run *saved = tls_run;
-            tls_run = r;
-            qsort(base, n, W, qsort_tb);
-            tls_run = saved;
-            return;
+            if (r->tb) {
+                const sort_run *saved = tls_run;
+                tls_run = r;
+                qsort(base, n, W, qsort_tb);
+                tls_run = saved;
+                return;
+            }
         }
         if (depth >= r->K) return; /* all equal */
         uint32_t counts[256];
@@ -572,7 +604,22 @@ static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t de
         for (uint64_t i = 0; i < n; i++) counts[p[i * W]]++;
         uint8_t first = p[0];
         if (counts[first] == n) {
-            depth++;
+            /* every entry shares this byte: skip the whole common prefix at once (up to the end
+             * of the next truncated key, where the bucket may need the real values) */
+            uint32_t stop = r->K;
+            for (uint32_t k = 0; r->c && k < r->s->n_keys; k++) {
+                const exec_sort_key *key = &r->s->keys[k];
+                uint32_t end = key->offset + key->width;
+                if (key->truncated && end > depth && end < stop) stop = end;
+            }
+            uint32_t lcp = stop - depth;
+            for (uint64_t i = 1; i < n && lcp > 1; i++) {
+                const uint8_t *a = base + depth, *b = base + i * W + depth;
+                uint32_t m = 1;
+                while (m < lcp && a[m] == b[m]) m++;
+                lcp = m;
+            }
+            depth += lcp;
             continue;
         }
         uint64_t offs[256];
@@ -581,9 +628,13 @@ static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t de
             offs[b] = sum;
             sum += counts[b];
         }
-        for (uint64_t i = 0; i < n; i++) {
-            const uint8_t *e = base + i * W;
-            memcpy(tmp + (offs[e[depth]]++) * W, e, W);
+        switch (W) {
+        case 16: SCATTER_FIXED(16); break;
+        case 24: SCATTER_FIXED(24); break;
+        case 32: SCATTER_FIXED(32); break;
+        case 40: SCATTER_FIXED(40); break;
+        case 48: SCATTER_FIXED(48); break;
+        default: SCATTER_FIXED(W); break;
         }
         memcpy(base, tmp, n * W);
         uint64_t start = 0;
@@ -597,10 +648,11 @@ static void radix_sort(const sort_run *r, uint8_t *base, uint64_t n, uint32_t de
 }
 
 int exec_sort_entries(const exec_sort_spec *s, uint8_t *entries, uint64_t n,
-                      exec_sort_tiebreak tb, exec_sort_str_fn str, void *ud,
-                      mem_tracker *tracker, sqe_error *err) {
+                      const exec_sort_ctx *c, mem_tracker *tracker, sqe_error *err) {
     if (n < 2) return SQE_OK;
-    sort_run r = {s, s->needs_tiebreak ? tb : NULL, str, ud, s->entry_width, s->key_width};
+    if (!s->needs_tiebreak || (c && !c->tb && !c->str)) c = NULL;
+    sort_run r = {s, c, c ? c->tb : NULL, c ? c->str : NULL, c ? c->ud : NULL, s->entry_width,
+                  s->key_width};
     if (n < 32) {
         uint8_t tmp[1024];
         if (r.W <= sizeof tmp) {
@@ -621,9 +673,9 @@ int exec_sort_entries(const exec_sort_spec *s, uint8_t *entries, uint64_t n,
  * ------------------------------------------------------------------------------------------ */
 
 void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64_t *run_n,
-                     uint32_t n_runs, uint8_t *out, exec_sort_tiebreak tb, void *ud) {
+                     uint32_t n_runs, uint8_t *out, const exec_sort_ctx *c) {
     uint32_t W = s->entry_width;
-    if (!s->needs_tiebreak) tb = NULL;
+    if (!s->needs_tiebreak) c = NULL;
     /* binary min-heap of run indexes keyed by each run's current entry */
     uint32_t heap_buf[64];
     uint64_t pos_buf[64];
@@ -640,7 +692,7 @@ void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64
             memcpy(o, runs[i], run_n[i] * W);
             o += run_n[i] * W;
         }
-        sort_run r = {s, tb, NULL, ud, W, s->key_width};
+        sort_run r = {s, c, c ? c->tb : NULL, c ? c->str : NULL, c ? c->ud : NULL, W, s->key_width};
         uint8_t tmp[1024];
         if (W <= sizeof tmp) insertion_sort(&r, out, total, 0, tmp);
         return;
@@ -650,15 +702,15 @@ void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64
         pos[i] = 0;
         if (run_n[i] == 0) continue;
         /* sift up */
-        uint32_t c = hn++;
-        heap[c] = i;
-        while (c > 0) {
-            uint32_t p = (c - 1) / 2;
-            if (exec_sort_entry_cmp(s, runs[heap[c]], runs[heap[p]], tb, ud) >= 0) break;
-            uint32_t t = heap[c];
-            heap[c] = heap[p];
+        uint32_t ci = hn++;
+        heap[ci] = i;
+        while (ci > 0) {
+            uint32_t p = (ci - 1) / 2;
+            if (exec_sort_entry_cmp(s, runs[heap[ci]], runs[heap[p]], c) >= 0) break;
+            uint32_t t = heap[ci];
+            heap[ci] = heap[p];
             heap[p] = t;
-            c = p;
+            ci = p;
         }
     }
     uint8_t *o = out;
@@ -668,25 +720,25 @@ void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64
         o += W;
         if (++pos[ri] == run_n[ri]) heap[0] = heap[--hn];
         /* sift down */
-        uint32_t c = 0;
+        uint32_t cj = 0;
         for (;;) {
-            uint32_t l = 2 * c + 1, best = c;
+            uint32_t l = 2 * cj + 1, best = cj;
             if (l >= hn) break;
             const uint8_t *bc = runs[heap[best]] + pos[heap[best]] * W;
             const uint8_t *lc = runs[heap[l]] + pos[heap[l]] * W;
-            if (exec_sort_entry_cmp(s, lc, bc, tb, ud) < 0) {
+            if (exec_sort_entry_cmp(s, lc, bc, c) < 0) {
                 best = l;
                 bc = lc;
             }
             if (l + 1 < hn) {
                 const uint8_t *rc = runs[heap[l + 1]] + pos[heap[l + 1]] * W;
-                if (exec_sort_entry_cmp(s, rc, bc, tb, ud) < 0) best = l + 1;
+                if (exec_sort_entry_cmp(s, rc, bc, c) < 0) best = l + 1;
             }
-            if (best == c) break;
-            uint32_t t = heap[c];
-            heap[c] = heap[best];
+            if (best == cj) break;
+            uint32_t t = heap[cj];
+            heap[cj] = heap[best];
             heap[best] = t;
-            c = best;
+            cj = best;
         }
     }
     if (heap != heap_buf) free(heap);
@@ -698,11 +750,10 @@ void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64
  * ------------------------------------------------------------------------------------------ */
 
 int exec_topn_heap_init(exec_topn_heap *h, const exec_sort_spec *spec, uint64_t capacity,
-                        exec_sort_tiebreak tb, void *ud, mem_tracker *tracker, sqe_error *err) {
+                        const exec_sort_ctx *c, mem_tracker *tracker, sqe_error *err) {
     memset(h, 0, sizeof *h);
     h->spec = spec;
-    h->tb = spec->needs_tiebreak ? tb : NULL;
-    h->ud = ud;
+    if (c) h->cmp = *c;
     h->capacity = capacity;
     h->tracker = tracker;
     if (capacity) {
@@ -726,7 +777,7 @@ static inline uint8_t *heap_at(const exec_topn_heap *h, uint64_t i) {
 bool exec_topn_heap_admits(const exec_topn_heap *h, const uint8_t *entry) {
     if (h->capacity == 0) return false;
     if (h->size < h->capacity) return true;
-    return exec_sort_entry_cmp(h->spec, entry, heap_at(h, 0), h->tb, h->ud) < 0;
+    return exec_sort_entry_cmp(h->spec, entry, heap_at(h, 0), &h->cmp) < 0;
 }
 
 static void heap_swap(exec_topn_heap *h, uint64_t a, uint64_t b) {
@@ -741,9 +792,9 @@ static void heap_sift_down(exec_topn_heap *h, uint64_t c, uint64_t n) {
     for (;;) {
         uint64_t l = 2 * c + 1, best = c;
         if (l >= n) break;
-        if (exec_sort_entry_cmp(h->spec, heap_at(h, l), heap_at(h, best), h->tb, h->ud) > 0) best = l;
+        if (exec_sort_entry_cmp(h->spec, heap_at(h, l), heap_at(h, best), &h->cmp) > 0) best = l;
         if (l + 1 < n &&
-            exec_sort_entry_cmp(h->spec, heap_at(h, l + 1), heap_at(h, best), h->tb, h->ud) > 0)
+            exec_sort_entry_cmp(h->spec, heap_at(h, l + 1), heap_at(h, best), &h->cmp) > 0)
             best = l + 1;
         if (best == c) break;
         heap_swap(h, c, best);
@@ -758,7 +809,7 @@ bool exec_topn_heap_push(exec_topn_heap *h, const uint8_t *entry, uint8_t *evict
         memcpy(heap_at(h, c), entry, W);
         while (c > 0) {
             uint64_t p = (c - 1) / 2;
-            if (exec_sort_entry_cmp(h->spec, heap_at(h, c), heap_at(h, p), h->tb, h->ud) <= 0) break;
+            if (exec_sort_entry_cmp(h->spec, heap_at(h, c), heap_at(h, p), &h->cmp) <= 0) break;
             heap_swap(h, c, p);
             c = p;
         }

@@ -69,33 +69,41 @@ static inline void exec_sort_set_payload(const exec_sort_spec *s, uint8_t *entry
  * before, with, after entry b. Called only for entries holding truncated values. */
 typedef int (*exec_sort_tiebreak)(void *ud, const uint8_t *a, const uint8_t *b);
 
-/* Compares two entries whose key bytes [0, depth) are equal: memcmp of the key bytes, except
- * that when both share the bytes of a key holding a truncated value (a string longer than its
- * prefix, a nested value) the tie-break decides. */
-int exec_sort_cmp_from(const exec_sort_spec *s, const uint8_t *a, const uint8_t *b,
-                       uint32_t depth, exec_sort_tiebreak tb, void *ud);
-
-static inline int exec_sort_entry_cmp(const exec_sort_spec *s, const uint8_t *a, const uint8_t *b,
-                                      exec_sort_tiebreak tb, void *ud) {
-    if (!tb || !s->needs_tiebreak) return memcmp(a, b, s->key_width);
-    return exec_sort_cmp_from(s, a, b, 0, tb, ud);
-}
-
 /* The string value of key k of an entry (a string key whose value is not NULL), at an address
  * that stays valid during the sort (the row's or the vector's own view). */
 typedef const sqe_str *(*exec_sort_str_fn)(void *ud, const uint8_t *entry, uint32_t k);
 
+/* How entries with truncated values are compared: strings through str (their bytes after the
+ * prefix), anything else (nested values, or strings without str) through tb. Either may be
+ * NULL; with neither, truncated values compare by their key bytes only. */
+typedef struct exec_sort_ctx {
+    exec_sort_tiebreak tb;
+    exec_sort_str_fn str;
+    void *ud;
+} exec_sort_ctx;
+
+/* Compares two entries whose key bytes [0, depth) are equal: memcmp of the key bytes, except
+ * that where both share the bytes of a key holding a truncated value the real values decide
+ * (and the comparison goes on with the next key when they are equal). c may be NULL. */
+int exec_sort_cmp_from(const exec_sort_spec *s, const uint8_t *a, const uint8_t *b,
+                       uint32_t depth, const exec_sort_ctx *c);
+
+static inline int exec_sort_entry_cmp(const exec_sort_spec *s, const uint8_t *a, const uint8_t *b,
+                                      const exec_sort_ctx *c) {
+    if (!c || !s->needs_tiebreak) return memcmp(a, b, s->key_width);
+    return exec_sort_cmp_from(s, a, b, 0, c);
+}
+
 /* Sorts n entries in place (MSD radix sort on the key bytes, insertion sort for small buckets).
  * Entries whose key bytes agree up to a truncated string key are ordered by a multikey
- * quicksort on the rest of the strings (str, when given) and then by the following keys; other
- * truncated values by the tie-break. Scratch memory through tracker. Not stable. */
+ * quicksort on the rest of the strings (c->str) and then by the following keys; other
+ * truncated values by c->tb. Scratch memory through tracker. Not stable. */
 int exec_sort_entries(const exec_sort_spec *s, uint8_t *entries, uint64_t n,
-                      exec_sort_tiebreak tb, exec_sort_str_fn str, void *ud,
-                      mem_tracker *tracker, sqe_error *err);
+                      const exec_sort_ctx *c, mem_tracker *tracker, sqe_error *err);
 
 /* Merges n_runs sorted runs (runs[i] with run_n[i] entries) into out (room for the sum). */
 void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64_t *run_n,
-                     uint32_t n_runs, uint8_t *out, exec_sort_tiebreak tb, void *ud);
+                     uint32_t n_runs, uint8_t *out, const exec_sort_ctx *c);
 
 /* SQL order of two values of the key's type (rows of any-shaped vectors), with the key's
  * direction and NULL placement: <0, 0, >0. */
@@ -111,8 +119,7 @@ int exec_sort_compare_fields(const exec_sort_key *k, const exec_row_layout *l, c
 
 typedef struct exec_topn_heap {
     const exec_sort_spec *spec;
-    exec_sort_tiebreak tb;
-    void *ud;
+    exec_sort_ctx cmp;
     uint8_t *entries;  /* capacity * entry_width bytes */
     uint64_t size;
     uint64_t capacity;
@@ -120,7 +127,7 @@ typedef struct exec_topn_heap {
 } exec_topn_heap;
 
 int exec_topn_heap_init(exec_topn_heap *h, const exec_sort_spec *spec, uint64_t capacity,
-                        exec_sort_tiebreak tb, void *ud, mem_tracker *tracker, sqe_error *err);
+                        const exec_sort_ctx *c, mem_tracker *tracker, sqe_error *err);
 void exec_topn_heap_destroy(exec_topn_heap *h);
 /* Would the entry enter the heap (heap not full, or entry sorts before the current worst)? */
 bool exec_topn_heap_admits(const exec_topn_heap *h, const uint8_t *entry);

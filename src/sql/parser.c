@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "sql/sql.h"
+#include "common/stack.h"
 #include "sql/sql_int.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -153,7 +154,7 @@ bool sql_error_unexpected(sql_parser *p) {
 }
 
 bool sql_depth_enter(sql_parser *p) {
-    if (++p->depth > SQL_MAX_DEPTH) {
+    if (++p->depth > SQL_MAX_DEPTH || stack_exhausted()) {
         p->depth--;
         return sql_error_at(p, sql_cur(p),
                             "expression nesting too deep (more than %d levels of nested "

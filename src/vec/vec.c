@@ -208,6 +208,31 @@ int vec_copy_row(vec *dst, uint32_t dst_row, const vec *src, uint32_t src_row, s
     }
 }
 
+int vec_copy_rows(vec *dst, uint32_t dst_row, const vec *src, uint32_t src_row, uint32_t n,
+                  sqe_error *err) {
+    /* follow identity views down to the flat vector */
+    while (src->shape == VEC_DICT && !src->sel) src = src->dict;
+    size_t width = type_physical_size(dst->type);
+    bool fixed = width > 0 && !type_is_string_view(dst->type) && !type_is_nested(dst->type);
+    if (src->shape != VEC_FLAT || !fixed) {
+        for (uint32_t i = 0; i < n; i++) SQE_TRY(vec_copy_row(dst, dst_row + i, src, src_row + i, err));
+        return SQE_OK;
+    }
+    memcpy((char *)dst->data + width * dst_row, (const char *)src->data + width * src_row, width * n);
+    if (!src->validity) {
+        if (dst->validity)
+            for (uint32_t i = 0; i < n; i++) vec_set_valid(dst, dst_row + i);
+        return SQE_OK;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (vec_is_valid_flat(src, src_row + i))
+            vec_set_valid(dst, dst_row + i);
+        else if (vec_set_null(dst, dst_row + i) != SQE_OK)
+            return err_nomem(err, "validity");
+    }
+    return SQE_OK;
+}
+
 int vec_flatten(vec *v, uint32_t count, sqe_error *err) {
     if (v->shape == VEC_FLAT) return SQE_OK;
     vec tmp;

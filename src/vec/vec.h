@@ -112,6 +112,12 @@ void vec_set_const_null(vec *v);
  * are not inline are copied into dst's heap; nested values are appended to dst's children. */
 int vec_copy_row(vec *dst, uint32_t dst_row, const vec *src, uint32_t src_row, sqe_error *err);
 
+/* Copies rows [src_row, src_row + n) of src (any shape) to rows [dst_row, dst_row + n) of flat
+ * vector dst (which must have the capacity), like vec_copy_row row by row but with bulk copies
+ * for flat fixed-width data. */
+int vec_copy_rows(vec *dst, uint32_t dst_row, const vec *src, uint32_t src_row, uint32_t n,
+                  sqe_error *err);
+
 /* String helpers: copies len bytes into v's heap and returns a view on them (inline when short).
  * On out-of-memory returns a view with len 0 and sets *ok=false. */
 sqe_str vec_str_copy(vec *v, const char *p, uint32_t len, bool *ok);
