@@ -435,10 +435,48 @@ int bind_limit_offset(binder *b, const sql_query *q, plan **p) {
     SQE_TRY(rc);
     if (q->offset) offset = limit_value(b, q->offset, "OFFSET", &rc);
     SQE_TRY(rc);
-    if (q->with_ties)
-        return bind_error(b, SQE_ERR_NOT_SUPPORTED, q->limit->line, q->limit->col,
-                          "FETCH FIRST ... WITH TIES is not supported yet");
     plan *input = *p;
+    if (q->with_ties) {
+        /* FETCH FIRST n ROWS WITH TIES = rows whose rank in the ORDER BY is <= n */
+        if (input->kind != PLAN_SORT)
+            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, q->limit->line, q->limit->col,
+                              "FETCH FIRST WITH TIES clause requires ORDER BY");
+        if (offset)
+            return bind_error(b, SQE_ERR_NOT_SUPPORTED, q->offset->line, q->offset->col,
+                              "OFFSET with FETCH FIRST ... WITH TIES is not supported");
+        func_resolved res;
+        SQE_TRY(func_resolve_window(b->pctx->arena, "rank", NULL, 0, &res, b->err));
+        plan *child = input->children[0];
+        plan *w = plan_new(b->pctx, PLAN_WINDOW, 1, child->n_out + 1);
+        plan_window_func *f = ARENA_NEW(b->pctx->arena, plan_window_func);
+        BIND_CHECK(b, w && f);
+        f->win = res.window;
+        f->order = input->u.sort.keys;
+        f->n_order = input->u.sort.n_keys;
+        f->frame_unit = FRAME_RANGE;
+        f->start_bound = BOUND_UNBOUNDED_PRECEDING;
+        f->end_bound = BOUND_CURRENT_ROW;
+        f->out = plan_new_col(b->pctx);
+        f->type = res.ret;
+        f->name = "rank";
+        w->children[0] = child;
+        memcpy(w->out, child->out, child->n_out * sizeof(plan_col));
+        w->out[child->n_out].id = f->out;
+        w->out[child->n_out].type = f->type;
+        w->u.window.funcs = f;
+        w->u.window.n_funcs = 1;
+        bexpr *rk = bexpr_column(b->pctx, f->out, f->type);
+        bexpr *lim = bexpr_const_int64(b->pctx, type_make(TYPE_BIGINT), limit);
+        BIND_CHECK(b, rk && lim);
+        bexpr *le;
+        SQE_TRY(bind_comparison(b, SQL_OP_LE, rk, lim, q->limit->line, q->limit->col, &le));
+        plan *flt = bind_make_filter(b, w, le);
+        BIND_CHECK(b, flt);
+        input->children[0] = flt;
+        memcpy(input->out, child->out, child->n_out * sizeof(plan_col)); /* sort keeps child's columns */
+        input->n_out = child->n_out;
+        return SQE_OK;
+    }
     if (input->kind == PLAN_SORT && limit >= 0) {
         input->kind = PLAN_TOPN;
         input->u.sort.limit = limit;
@@ -504,6 +542,10 @@ static int build_aggregate(binder *b, bind_agg_ctx *agg, const group_builder *g,
     for (uint32_t i = 0; i < agg->n_groups; i++) {
         a->out[i].id = agg->group_cols[i];
         a->out[i].type = agg->groups[i]->type;
+        if (agg->groups[i]->kind == BEXPR_COLUMN) {
+            int idx = plan_find_col(input, agg->groups[i]->u.col);
+            if (idx >= 0) a->out[i].name = input->out[idx].name;
+        }
     }
     for (uint32_t i = 0; i < agg->n_aggs; i++) {
         a->out[agg->n_groups + i].id = agg->aggs[i].out;

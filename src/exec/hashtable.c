@@ -140,7 +140,18 @@ static inline uint32_t canon_f32_bits(float f) {
     memcpy(&b, &f, 4);
     return b;
 }
-static inline uint64_t hash_str(const sqe_str *s) { return hash_bytes(sqe_str_data(s), s->len); }
+/* Strings of up to 12 bytes are hashed from their 16-byte view (bytes past the length masked
+ * off), longer ones from their bytes; the length decides which, so equal strings agree. */
+static inline uint64_t hash_str(const sqe_str *s) {
+    uint32_t len = s->len;
+    if (len > SQE_STR_INLINE) return hash_bytes(s->u.ptr, len);
+    uint64_t w0, w1;
+    memcpy(&w0, s, 8);
+    memcpy(&w1, (const char *)s + 8, 8);
+    uint64_t m0 = len >= 4 ? ~0ULL : (((1ULL << (8 * len)) - 1) << 32) | 0xffffffffULL;
+    uint64_t m1 = len >= 12 ? ~0ULL : len <= 4 ? 0 : (1ULL << (8 * (len - 4))) - 1;
+    return hash_u64(hash_mix128((w0 & m0) ^ 0x8ebc6af09c88c6e3ULL, (w1 & m1) ^ 0x589965cc75374cc3ULL));
+}
 static inline uint64_t hash_i128(const uint8_t *p) {
     uint64_t lo, hi;
     memcpy(&lo, p, 8);
@@ -303,8 +314,8 @@ void exec_hash_vec(const vec *v, const uint32_t *sel, uint32_t count, uint64_t *
  * Row layouts and stores
  * ------------------------------------------------------------------------------------------ */
 
-int exec_row_layout_init(exec_row_layout *l, arena *a, const sqe_type *types, uint32_t n_fields,
-                         bool with_next, uint32_t payload_size, sqe_error *err) {
+static int layout_init(exec_row_layout *l, arena *a, const sqe_type *types, uint32_t n_fields,
+                       uint32_t header, uint32_t payload_size, sqe_error *err) {
     memset(l, 0, sizeof *l);
     l->n_fields = n_fields;
     if (n_fields) {
@@ -313,7 +324,7 @@ int exec_row_layout_init(exec_row_layout *l, arena *a, const sqe_type *types, ui
         l->offsets = arena_alloc(a, sizeof(uint32_t) * n_fields);
         if (!l->types || !l->kinds || !l->offsets) return err_nomem(err, "row layout");
     }
-    uint32_t off = with_next ? 16 : 8;
+    uint32_t off = header;
     for (uint32_t f = 0; f < n_fields; f++) {
         uint32_t w = exec_row_width_of(types[f]);
         uint32_t al = w >= 8 ? 8 : w;
@@ -325,12 +336,24 @@ int exec_row_layout_init(exec_row_layout *l, arena *a, const sqe_type *types, ui
     }
     l->null_offset = off;
     off += (n_fields + 7) / 8;
-    off = (off + 15) & ~15u;
+    uint32_t align = payload_size ? 16 : 8; /* aggregate states need 16 */
+    off = (off + align - 1) & ~(align - 1);
     l->payload_offset = off;
     l->payload_size = payload_size;
     off += payload_size;
-    l->row_width = (off + 15) & ~15u;
+    l->row_width = (off + align - 1) & ~(align - 1);
+    if (l->row_width == 0) l->row_width = 8;
     return SQE_OK;
+}
+
+int exec_row_layout_init(exec_row_layout *l, arena *a, const sqe_type *types, uint32_t n_fields,
+                         bool with_next, uint32_t payload_size, sqe_error *err) {
+    return layout_init(l, a, types, n_fields, with_next ? 16 : 8, payload_size, err);
+}
+
+int exec_row_layout_init_plain(exec_row_layout *l, arena *a, const sqe_type *types,
+                               uint32_t n_fields, sqe_error *err) {
+    return layout_init(l, a, types, n_fields, 0, 0, err);
 }
 
 void exec_row_store_init(exec_row_store *s, const exec_row_layout *l, mem_tracker *tracker) {
@@ -349,6 +372,8 @@ void exec_row_store_destroy(exec_row_store *s) {
         b = n;
     }
     arena_destroy(&s->heap);
+    s->str_cur = NULL;
+    s->str_left = 0;
     for (uint32_t i = 0; i < s->n_side; i++) {
         vec_destroy(s->side[i]);
         mem_free(s->tracker, s->side[i]);
@@ -389,8 +414,15 @@ int exec_row_store_append(exec_row_store *s, uint32_t n, uint8_t **rows, sqe_err
         uint32_t take = b->cap_rows - b->n_rows;
         if (take > n - done) take = n - done;
         uint8_t *p = b->rows + (size_t)b->n_rows * w;
-        memset(p, 0, (size_t)take * w);
-        for (uint32_t i = 0; i < take; i++) rows[done + i] = p + (size_t)i * w;
+        /* fields are always written (scatter); clear the header, NULL bitmap and payload */
+        uint32_t z0 = s->layout->n_fields ? s->layout->offsets[0] : s->layout->null_offset;
+        uint32_t z1 = s->layout->null_offset;
+        for (uint32_t i = 0; i < take; i++) {
+            uint8_t *row = p + (size_t)i * w;
+            rows[done + i] = row;
+            memset(row, 0, z0);
+            memset(row + z1, 0, w - z1);
+        }
         b->n_rows += take;
         s->n_rows += take;
         done += take;
@@ -440,6 +472,24 @@ static int side_store(exec_row_store *s, const vec *src, uint32_t src_row, exec_
     ref->idx = s->side_used++;
     ref->pad_ = 0;
     return SQE_OK;
+}
+
+/* len bytes for a string kept by the store: carved without alignment from 32 KiB heap blocks
+ * (long strings get a block of their own). */
+static char *store_str_alloc(exec_row_store *s, uint32_t len) {
+    if (len > 4096) return arena_alloc(&s->heap, len);
+    if (len > s->str_left) {
+        s->str_cur = arena_alloc(&s->heap, 32768);
+        if (!s->str_cur) {
+            s->str_left = 0;
+            return NULL;
+        }
+        s->str_left = 32768;
+    }
+    char *p = s->str_cur;
+    s->str_cur += len;
+    s->str_left -= len;
+    return p;
 }
 
 static inline void row_set_null(const exec_row_layout *l, uint8_t *row, uint32_t f) {
@@ -511,7 +561,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
             sqe_str sv = src[idx];
             row_clear_null(l, row, f);
             if (sv.len > SQE_STR_INLINE) {
-                char *p = arena_alloc(&s->heap, sv.len);
+                char *p = store_str_alloc(s, sv.len);
                 if (!p) {
                     rc = err_nomem(err, "hash table strings");
                     break;
@@ -614,7 +664,7 @@ int exec_row_copy(exec_row_store *s, const uint8_t *src, uint8_t **out, sqe_erro
             sqe_str sv;
             memcpy(&sv, row + l->offsets[f], sizeof sv);
             if (sv.len > SQE_STR_INLINE) {
-                char *p = arena_alloc(&s->heap, sv.len);
+                char *p = store_str_alloc(s, sv.len);
                 if (!p) return err_nomem(err, "row strings");
                 memcpy(p, sv.u.ptr, sv.len);
                 sv.u.ptr = p;
@@ -876,6 +926,7 @@ int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n
     for (uint32_t i = 0; i < count; i++) {
         todo[i] = i;
         sc->slots[i] = hashes[i] & mask;
+        __builtin_prefetch(&entries[sc->slots[i]]);
     }
     while (n_todo) {
         uint32_t n_cand = 0, n_round_new = 0;
@@ -901,6 +952,7 @@ int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n
                 if (EXEC_HT_SALT(e) == salt) {
                     sc->cand[n_cand++] = t;
                     sc->cand_rows[t] = exec_ht_entry_row(e);
+                    if (n_keys) __builtin_prefetch(sc->cand_rows[t] + l->offsets[0]);
                     sc->slots[t] = s;
                     break;
                 }
@@ -971,8 +1023,11 @@ void exec_ht_merge_rows(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
     uint64_t *entries = ht->entries;
     uint64_t mask = ht->mask;
     uint32_t nu = 0, nd = 0;
+    for (uint32_t i = 0; i < count && i < 8; i++)
+        __builtin_prefetch(&entries[exec_row_hash(rows[i]) & mask]);
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *pr = rows[i];
+        if (i + 8 < count) __builtin_prefetch(&entries[exec_row_hash(rows[i + 8]) & mask]);
         uint64_t h = exec_row_hash(pr);
         uint64_t salt = EXEC_HT_SALT(h);
         uint64_t s = h & mask;
@@ -1004,8 +1059,11 @@ void exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
     (void)sc;
     uint64_t *entries = ht->entries;
     uint64_t mask = ht->mask;
+    for (uint32_t i = 0; i < count && i < 8; i++)
+        __builtin_prefetch(&entries[exec_row_hash(rows[i]) & mask]);
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *pr = rows[i];
+        if (i + 8 < count) __builtin_prefetch(&entries[exec_row_hash(rows[i + 8]) & mask]);
         uint64_t h = exec_row_hash(pr);
         uint64_t salt = EXEC_HT_SALT(h);
         uint64_t s = h & mask;
@@ -1040,6 +1098,7 @@ void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_
     for (uint32_t i = 0; i < count; i++) {
         todo[i] = i;
         sc->slots[i] = hashes[i] & mask;
+        __builtin_prefetch(&entries[sc->slots[i]]);
     }
     while (n_todo) {
         uint32_t n_cand = 0;
@@ -1056,6 +1115,7 @@ void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_
                 if (EXEC_HT_SALT(e) == salt) {
                     sc->cand[n_cand++] = t;
                     sc->cand_rows[t] = exec_ht_entry_row(e);
+                    __builtin_prefetch(sc->cand_rows[t] + l->offsets[0]);
                     sc->slots[t] = s;
                     break;
                 }

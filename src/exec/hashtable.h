@@ -95,7 +95,7 @@ typedef struct exec_row_layout {
     uint32_t null_offset;    /* NULL bitmap: bit f set when field f is NULL */
     uint32_t payload_offset; /* 16-aligned */
     uint32_t payload_size;
-    uint32_t row_width;      /* multiple of 16 */
+    uint32_t row_width;      /* multiple of 16 with a payload, else of 8 */
     bool has_nested;
 } exec_row_layout;
 
@@ -103,6 +103,9 @@ typedef struct exec_row_layout {
  * payload (agg states, counters, flags). Memory from a (the query arena). */
 int exec_row_layout_init(exec_row_layout *l, arena *a, const sqe_type *types, uint32_t n_fields,
                          bool with_next, uint32_t payload_size, sqe_error *err);
+/* The same for rows that never go into a hash table (sort payloads): no header, no payload. */
+int exec_row_layout_init_plain(exec_row_layout *l, arena *a, const sqe_type *types,
+                               uint32_t n_fields, sqe_error *err);
 
 static inline bool exec_row_is_null(const exec_row_layout *l, const uint8_t *row, uint32_t f) {
     return (row[l->null_offset + (f >> 3)] >> (f & 7)) & 1;
@@ -134,6 +137,8 @@ typedef struct exec_row_store {
     uint64_t n_rows;
     uint32_t next_cap;     /* rows in the next block */
     arena heap;            /* string bytes */
+    char *str_cur;         /* unaligned string bytes carved from heap blocks */
+    uint32_t str_left;
     vec **side;            /* nested values: vectors of VEC_CHUNK_SIZE values each */
     uint32_t n_side, cap_side;
     uint32_t side_used;    /* values used in side[n_side - 1] */
@@ -142,8 +147,9 @@ typedef struct exec_row_store {
 void exec_row_store_init(exec_row_store *s, const exec_row_layout *l, mem_tracker *tracker);
 /* Frees every block, string and nested value (not agg states: see exec_row_store_foreach). */
 void exec_row_store_destroy(exec_row_store *s);
-/* Appends n zeroed rows (NULL bitmap clear, payload zero) and writes their addresses into
- * rows[0..n). On error some rows may have been appended (still zeroed, owned by the store). */
+/* Appends n rows (header, NULL bitmap and payload zeroed; the fields are left for the caller to
+ * write with exec_row_scatter) and writes their addresses into rows[0..n). On error some rows
+ * may have been appended (owned by the store). */
 int exec_row_store_append(exec_row_store *s, uint32_t n, uint8_t **rows, sqe_error *err);
 /* Writes values of v (any shape) into field f of rows: rows[i] gets row sel[i] of v (sel NULL =
  * row i), i < count. Strings and nested values are copied into s. */

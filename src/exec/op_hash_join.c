@@ -28,6 +28,7 @@
  *   the probe pipeline's downstream operators; it scans the build blocks in parallel (one block
  *   per morsel) and emits the rows never found, with NULL left columns.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,30 @@
 #include "exec/ops.h"
 
 enum { SIDE_LEFT = 0, SIDE_RIGHT, SIDE_MARK };
+
+/* Equal keys share one directory entry, so the directory is sized by the number of distinct
+ * build keys, estimated with a HyperLogLog sketch of the key hashes (Flajolet et al. 2007). */
+#define HLL_BITS 12
+#define HLL_REGS (1u << HLL_BITS)
+
+static inline void hll_add(uint8_t *regs, uint64_t h) {
+    uint32_t idx = (uint32_t)(h & (HLL_REGS - 1));
+    uint64_t w = (h >> HLL_BITS) | (1ULL << (64 - HLL_BITS));
+    uint8_t rank = (uint8_t)(__builtin_ctzll(w) + 1);
+    if (rank > regs[idx]) regs[idx] = rank;
+}
+
+static double hll_estimate(const uint8_t *regs) {
+    double m = HLL_REGS, sum = 0;
+    uint32_t zeros = 0;
+    for (uint32_t i = 0; i < HLL_REGS; i++) {
+        sum += ldexp(1.0, -(int)regs[i]);
+        if (!regs[i]) zeros++;
+    }
+    double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+    if (e < 2.5 * m && zeros) e = m * log(m / zeros);
+    return e;
+}
 
 typedef struct join_impl {
     uint8_t type;
@@ -76,6 +101,7 @@ typedef struct jb_local {
     uint32_t *part_of;
     bool has_null_key;
     uint64_t n_input;        /* rows seen, NULL keys included */
+    uint8_t hll[HLL_REGS];   /* HyperLogLog of the build keys (sizes the directory) */
 } jb_local;
 
 typedef struct jb_global {
@@ -237,7 +263,10 @@ static int jb_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in,
         const uint32_t *sel = order + begin;
         exec_row_store *st = &l->parts[p];
         SQE_TRY(exec_row_store_append(st, c, l->rows, err));
-        for (uint32_t i = 0; i < c; i++) memcpy(l->rows[i] + EXEC_ROW_HASH, &l->hashes[sel[i]], 8);
+        for (uint32_t i = 0; i < c; i++) {
+            memcpy(l->rows[i] + EXEC_ROW_HASH, &l->hashes[sel[i]], 8);
+            hll_add(l->hll, l->hashes[sel[i]]);
+        }
         for (uint32_t k = 0; k < im->n_keys; k++)
             SQE_TRY(exec_row_scatter(st, k, l->keyv[k], sel, c, l->rows, err));
         for (uint32_t j = 0; j < im->n_payload; j++)
@@ -287,6 +316,16 @@ static bool row_has_unsafe_null(const join_impl *im, const uint8_t *row) {
     return false;
 }
 
+/* Inserts a batch, growing the directory should the distinct-key estimate have been low. */
+static int insert_batch(jb_global *g, const join_impl *im, uint8_t **batch, uint32_t k,
+                        sqe_error *err) {
+    uint64_t cap = g->dir.mask + 1;
+    if (g->dir.count + k > cap / 4 * 3) SQE_TRY(exec_ht_resize(&g->dir, cap * 2, err));
+    exec_join_ht_insert(&g->dir, &im->layout, im->n_keys, batch, k, NULL);
+    g->n_inserted += k;
+    return SQE_OK;
+}
+
 static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
     join_impl *im = op->impl;
     jb_global *g = gstate;
@@ -302,7 +341,15 @@ static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
         }
     }
     g->n_rows = n;
-    SQE_TRY(exec_ht_init(&g->dir, exec_ht_capacity_for(n), t, err));
+    /* distinct keys (HyperLogLog over every thread's sketch), with a margin for its error */
+    uint8_t regs[HLL_REGS];
+    memset(regs, 0, sizeof regs);
+    for (jb_local *l = g->locals; l; l = l->next)
+        for (uint32_t i = 0; i < HLL_REGS; i++)
+            if (l->hll[i] > regs[i]) regs[i] = l->hll[i];
+    double ndv = hll_estimate(regs) * 1.1 + 16;
+    uint64_t distinct = ndv < (double)n ? (uint64_t)ndv : n;
+    SQE_TRY(exec_ht_init(&g->dir, exec_ht_capacity_for(distinct), t, err));
     if (im->outer_build || im->exact_mark) {
         g->blocks = mem_alloc(t, sizeof(exec_row_block *) * (nb ? nb : 1), err);
         if (!g->blocks) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
@@ -311,7 +358,6 @@ static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
         g->null_rows = mem_alloc(t, sizeof(uint8_t *) * (n ? n : 1), err);
         if (!g->null_rows) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     }
-    exec_ht_scratch *sc = NULL;
     uint8_t **batch = mem_alloc(t, sizeof(uint8_t *) * VEC_CHUNK_SIZE, err);
     if (!batch) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     uint32_t w = im->layout.row_width;
@@ -328,13 +374,19 @@ static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
                     }
                     batch[k++] = row;
                     if (k == VEC_CHUNK_SIZE) {
-                        exec_join_ht_insert(&g->dir, &im->layout, im->n_keys, batch, k, sc);
-                        g->n_inserted += k;
+                        int rc = insert_batch(g, im, batch, k, err);
+                        if (rc) {
+                            mem_free(t, batch);
+                            return rc;
+                        }
                         k = 0;
                     }
                 }
-                exec_join_ht_insert(&g->dir, &im->layout, im->n_keys, batch, k, sc);
-                g->n_inserted += k;
+                int rc = insert_batch(g, im, batch, k, err);
+                if (rc) {
+                    mem_free(t, batch);
+                    return rc;
+                }
             }
         }
         int rc = exec_check_cancel(op->qctx, err);

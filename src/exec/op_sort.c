@@ -208,8 +208,8 @@ static int sort_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *i
             l->entries = p;
             l->cap_entries = cap;
         }
+        /* every key byte and the payload are written below; the padding is never read */
         uint8_t *e = l->entries + l->n_entries * W;
-        memset(e, 0, (size_t)n * W);
         for (uint32_t k = 0; k < im->n_keys; k++) exec_sort_encode(&im->spec, k, l->keyv[k], NULL, n, e, W);
         SQE_TRY(store_rows(im, l, in, NULL, n, err));
         for (uint32_t i = 0; i < n; i++)
@@ -492,7 +492,7 @@ int exec_op_sort_create(exec_query_ctx *qctx, const plan *p, exec_op *child, exe
             ft[nf++] = kt[k];
         }
     }
-    SQE_TRY(exec_row_layout_init(&im->layout, A, ft, nf, false, 0, err));
+    SQE_TRY(exec_row_layout_init_plain(&im->layout, A, ft, nf, err));
     im->cmp = (exec_sort_ctx){sort_tiebreak, sort_str, im};
     if (topn) {
         int64_t lim = p->u.sort.limit < 0 ? INT64_MAX / 4 : p->u.sort.limit;
