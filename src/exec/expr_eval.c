@@ -221,6 +221,15 @@ int xcall_kernel(exec_expr_state *st, const xnode *n, func_scalar_fn fn, const v
 static int xeval_node(exec_expr_state *st, const xnode *n, const vec_chunk *in,
                       const uint32_t *sel, uint32_t count, vec *target, const vec **res);
 
+/* Points a kernel's error at the failing expression's position in the statement. */
+static int error_at_node(exec_expr_state *st, const xnode *n, int rc) {
+    if (st->err && !st->err->line && n->src && n->src->line) {
+        st->err->line = n->src->line;
+        st->err->column = n->src->col;
+    }
+    return rc;
+}
+
 /* Constant subtree: evaluated once per state (on one row) and cached as a VEC_CONST. */
 static int xeval_cached(exec_expr_state *st, const xnode *n, const vec_chunk *in,
                         const vec **res) {
@@ -290,8 +299,9 @@ static int xeval_call(exec_expr_state *st, const xnode *n, const vec_chunk *in,
     if (all_c && na > 0) {
         vec *v;
         SQE_TRY(xslot_vec(st, n, &v));
-        SQE_TRY(xcall_kernel(st, n, n->u.call.fn, n->u.call.bind_data, n->null_prop, try_mode,
-                             args, na, NULL, 1, v, NULL));
+        int crc = xcall_kernel(st, n, n->u.call.fn, n->u.call.bind_data, n->null_prop, try_mode,
+                               args, na, NULL, 1, v, NULL);
+        if (crc) return error_at_node(st, n, crc);
         v->shape = VEC_CONST;
         *res = v;
         return SQE_OK;
@@ -299,8 +309,9 @@ static int xeval_call(exec_expr_state *st, const xnode *n, const vec_chunk *in,
     vec *out = target;
     if (!out) SQE_TRY(xslot_vec(st, n, &out));
     xlambda_call lc = {st, n, in};
-    SQE_TRY(xcall_kernel(st, n, n->u.call.fn, n->u.call.bind_data, n->null_prop, try_mode, args,
-                         na, sel, count, out, n->u.call.has_lambda ? &lc : NULL));
+    int rc = xcall_kernel(st, n, n->u.call.fn, n->u.call.bind_data, n->null_prop, try_mode, args,
+                          na, sel, count, out, n->u.call.has_lambda ? &lc : NULL);
+    if (rc) return error_at_node(st, n, rc);
     *res = out;
     return SQE_OK;
 }

@@ -414,14 +414,20 @@ int exec_row_store_append(exec_row_store *s, uint32_t n, uint8_t **rows, sqe_err
         uint32_t take = b->cap_rows - b->n_rows;
         if (take > n - done) take = n - done;
         uint8_t *p = b->rows + (size_t)b->n_rows * w;
-        /* fields are always written (scatter); clear the header, NULL bitmap and payload */
-        uint32_t z0 = s->layout->n_fields ? s->layout->offsets[0] : s->layout->null_offset;
-        uint32_t z1 = s->layout->null_offset;
-        for (uint32_t i = 0; i < take; i++) {
-            uint8_t *row = p + (size_t)i * w;
-            rows[done + i] = row;
-            memset(row, 0, z0);
-            memset(row + z1, 0, w - z1);
+        /* fields are always written (scatter): narrow rows are cleared in one call, wide ones
+         * only in their header, NULL bitmap and payload */
+        if (w <= 64) {
+            memset(p, 0, (size_t)take * w);
+            for (uint32_t i = 0; i < take; i++) rows[done + i] = p + (size_t)i * w;
+        } else {
+            uint32_t z0 = s->layout->n_fields ? s->layout->offsets[0] : s->layout->null_offset;
+            uint32_t z1 = s->layout->null_offset;
+            for (uint32_t i = 0; i < take; i++) {
+                uint8_t *row = p + (size_t)i * w;
+                rows[done + i] = row;
+                memset(row, 0, z0);
+                memset(row + z1, 0, w - z1);
+            }
         }
         b->n_rows += take;
         s->n_rows += take;
