@@ -73,6 +73,13 @@ void exec_vview_init(exec_vview *out, const vec *v, uint32_t count, uint32_t *bu
     out->validity = out->flat->validity;
 }
 
+int exec_alloc_error(mem_tracker *t, size_t n, sqe_error *err, const char *what) {
+    n += (size_t)1 << 20; /* arena blocks grow up to 1 MiB beyond the request */
+    if (mem_charge(t, (int64_t)n, err) != SQE_OK) return err ? err->code : SQE_ERR_EXCEEDED_MEMORY_LIMIT;
+    mem_release(t, (int64_t)n);
+    return err_nomem(err, what);
+}
+
 /* --------------------------------------------------------------------------------------------
  * Key kinds, hashing of single values
  * ------------------------------------------------------------------------------------------ */
@@ -569,7 +576,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
             if (sv.len > SQE_STR_INLINE) {
                 char *p = store_str_alloc(s, sv.len);
                 if (!p) {
-                    rc = err_nomem(err, "hash table strings");
+                    rc = exec_alloc_error(s->tracker, sv.len, err, "hash table strings");
                     break;
                 }
                 memcpy(p, sv.u.ptr, sv.len);
@@ -616,7 +623,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
             } else {                                                                               \
                 if (!valid) {                                                                      \
                     valid = vec_validity_make(out);                                                \
-                    if (!valid) return err_nomem(err, "validity");                                 \
+                    if (!valid) return exec_alloc_error(out->tracker, 0, err, "validity");                                 \
                 }                                                                                  \
                 valid[(out_offset + i) >> 6] &= ~(1ULL << ((out_offset + i) & 63));               \
                 memset(&dst[i], 0, sizeof(CTYPE));                                                 \
@@ -630,7 +637,7 @@ int exec_row_gather(const exec_row_layout *l, uint32_t f, uint8_t *const *rows, 
     uint64_t *valid = out->validity;
     if (l->types[f].id == TYPE_UNKNOWN) {
         for (uint32_t i = 0; i < count; i++)
-            if (vec_set_null(out, out_offset + i) != SQE_OK) return err_nomem(err, "validity");
+            if (vec_set_null(out, out_offset + i) != SQE_OK) return exec_alloc_error(out->tracker, 0, err, "validity");
         return SQE_OK;
     }
     switch (l->kinds[f]) {
@@ -651,7 +658,7 @@ int exec_row_gather(const exec_row_layout *l, uint32_t f, uint8_t *const *rows, 
                 memcpy(&ref, row + off, sizeof ref);
                 SQE_TRY(vec_copy_row(out, out_offset + i, ref.store, ref.idx, err));
             } else if (vec_set_null(out, out_offset + i) != SQE_OK) {
-                return err_nomem(err, "validity");
+                return exec_alloc_error(out->tracker, 0, err, "validity");
             }
         }
         break;
@@ -671,7 +678,7 @@ int exec_row_copy(exec_row_store *s, const uint8_t *src, uint8_t **out, sqe_erro
             memcpy(&sv, row + l->offsets[f], sizeof sv);
             if (sv.len > SQE_STR_INLINE) {
                 char *p = store_str_alloc(s, sv.len);
-                if (!p) return err_nomem(err, "row strings");
+                if (!p) return exec_alloc_error(s->tracker, sv.len, err, "row strings");
                 memcpy(p, sv.u.ptr, sv.len);
                 sv.u.ptr = p;
                 memcpy(row + l->offsets[f], &sv, sizeof sv);
@@ -767,14 +774,34 @@ static bool rows_keys_equal2(const exec_row_layout *la, const uint8_t *a, uint32
  * Directory
  * ------------------------------------------------------------------------------------------ */
 
-int exec_ht_init(exec_ht *ht, uint64_t capacity, mem_tracker *tracker, sqe_error *err) {
+/* Slots: the region of a hash is its radix partition (bits 40..), the slot within the region
+ * comes from the low bits, and linear probing wraps around inside the region. A directory with
+ * one region is a plain power-of-two table. */
+#define HT_LOCALS(ht)                                                                              \
+    const uint64_t rmask = (ht)->rmask, pmask = (ht)->pmask;                                       \
+    const uint32_t rbits = (ht)->rbits
+#define SLOT(h) (((((h) >> 40) & pmask) << rbits) | ((h)&rmask))
+#define NEXT(s) (((s) & ~rmask) | (((s) + 1) & rmask))
+
+static uint32_t log2_of(uint64_t pow2) { return (uint32_t)__builtin_ctzll(pow2); }
+
+int exec_ht_init_regions(exec_ht *ht, uint64_t region_capacity, uint32_t part_bits,
+                         mem_tracker *tracker, sqe_error *err) {
     memset(ht, 0, sizeof *ht);
     ht->tracker = tracker;
-    if (capacity < 16) capacity = 16;
+    if (region_capacity < 16) region_capacity = 16;
+    uint64_t capacity = region_capacity << part_bits;
     ht->entries = mem_calloc(tracker, sizeof(uint64_t) * capacity, err);
     if (!ht->entries) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     ht->mask = capacity - 1;
+    ht->rmask = region_capacity - 1;
+    ht->rbits = log2_of(region_capacity);
+    ht->pmask = part_bits ? (1ULL << part_bits) - 1 : 0;
     return SQE_OK;
+}
+
+int exec_ht_init(exec_ht *ht, uint64_t capacity, mem_tracker *tracker, sqe_error *err) {
+    return exec_ht_init_regions(ht, capacity, 0, tracker, err);
 }
 
 void exec_ht_destroy(exec_ht *ht) {
@@ -798,17 +825,22 @@ uint64_t exec_ht_capacity_for(uint64_t n) {
 int exec_ht_resize(exec_ht *ht, uint64_t new_capacity, sqe_error *err) {
     uint64_t *ne = mem_calloc(ht->tracker, sizeof(uint64_t) * new_capacity, err);
     if (!ne) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    uint64_t nmask = new_capacity - 1;
-    for (uint64_t i = 0; i <= ht->mask; i++) {
-        uint64_t e = ht->entries[i];
+    uint32_t part_bits = ht->pmask ? (uint32_t)__builtin_popcountll(ht->pmask) : 0;
+    exec_ht old = *ht;
+    ht->entries = ne;
+    ht->mask = new_capacity - 1;
+    ht->rmask = (new_capacity >> part_bits) - 1;
+    ht->rbits = log2_of(new_capacity >> part_bits);
+    HT_LOCALS(ht);
+    for (uint64_t i = 0; i <= old.mask; i++) {
+        uint64_t e = old.entries[i];
         if (!e) continue;
-        uint64_t s = exec_row_hash(exec_ht_entry_row(e)) & nmask;
-        while (ne[s]) s = (s + 1) & nmask;
+        uint64_t h = exec_row_hash(exec_ht_entry_row(e));
+        uint64_t s = SLOT(h);
+        while (ne[s]) s = NEXT(s);
         ne[s] = e;
     }
-    mem_free(ht->tracker, ht->entries);
-    ht->entries = ne;
-    ht->mask = nmask;
+    mem_free(ht->tracker, old.entries);
     return SQE_OK;
 }
 
@@ -925,13 +957,13 @@ int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n
                                uint32_t *new_idx, uint32_t *n_new, exec_ht_scratch *sc,
                                sqe_error *err) {
     uint64_t *entries = ht->entries;
-    uint64_t mask = ht->mask;
+    HT_LOCALS(ht);
     uint32_t *todo = sc->todo;
     uint32_t n_todo = count;
     uint32_t total_new = 0;
     for (uint32_t i = 0; i < count; i++) {
         todo[i] = i;
-        sc->slots[i] = hashes[i] & mask;
+        sc->slots[i] = SLOT(hashes[i]);
         __builtin_prefetch(&entries[sc->slots[i]]);
     }
     while (n_todo) {
@@ -962,7 +994,7 @@ int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n
                     sc->slots[t] = s;
                     break;
                 }
-                s = (s + 1) & mask;
+                s = NEXT(s);
             }
         }
         /* write the keys of new groups before comparing: later rows of this batch may have
@@ -980,7 +1012,7 @@ int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n
         }
         for (uint32_t j = 0; j < n_miss; j++) {
             uint32_t t = sc->miss[j];
-            sc->slots[t] = (sc->slots[t] + 1) & mask;
+            sc->slots[t] = NEXT(sc->slots[t]);
             todo[j] = t;
         }
         n_todo = n_miss;
@@ -998,12 +1030,12 @@ void exec_ht_find_rows(const exec_ht *ht, const exec_row_layout *la, uint32_t n_
                        uint8_t *const *probe, const uint64_t *probe_hashes, uint32_t count,
                        uint8_t **rows_out) {
     const uint64_t *entries = ht->entries;
-    uint64_t mask = ht->mask;
+    HT_LOCALS(ht);
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *pr = probe[i];
         uint64_t h = probe_hashes ? probe_hashes[i] : exec_row_hash(pr);
         uint64_t salt = EXEC_HT_SALT(h);
-        uint64_t s = h & mask;
+        uint64_t s = SLOT(h);
         rows_out[i] = NULL;
         for (;;) {
             uint64_t e = entries[s];
@@ -1016,7 +1048,7 @@ void exec_ht_find_rows(const exec_ht *ht, const exec_row_layout *la, uint32_t n_
                     break;
                 }
             }
-            s = (s + 1) & mask;
+            s = NEXT(s);
         }
     }
 }
@@ -1027,16 +1059,16 @@ void exec_ht_merge_rows(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
                         exec_ht_scratch *sc) {
     (void)sc;
     uint64_t *entries = ht->entries;
-    uint64_t mask = ht->mask;
+    HT_LOCALS(ht);
     uint32_t nu = 0, nd = 0;
     for (uint32_t i = 0; i < count && i < 8; i++)
-        __builtin_prefetch(&entries[exec_row_hash(rows[i]) & mask]);
+        __builtin_prefetch(&entries[SLOT(exec_row_hash(rows[i]))]);
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *pr = rows[i];
-        if (i + 8 < count) __builtin_prefetch(&entries[exec_row_hash(rows[i + 8]) & mask]);
+        if (i + 8 < count) __builtin_prefetch(&entries[SLOT(exec_row_hash(rows[i + 8]))]);
         uint64_t h = exec_row_hash(pr);
         uint64_t salt = EXEC_HT_SALT(h);
-        uint64_t s = h & mask;
+        uint64_t s = SLOT(h);
         for (;;) {
             uint64_t e = entries[s];
             if (!e) {
@@ -1053,31 +1085,35 @@ void exec_ht_merge_rows(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
                     break;
                 }
             }
-            s = (s + 1) & mask;
+            s = NEXT(s);
         }
     }
     *n_uniq = nu;
     *n_dups = nd;
 }
 
-void exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
-                         uint8_t *const *rows, uint32_t count, exec_ht_scratch *sc) {
-    (void)sc;
+bool exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
+                         uint8_t *const *rows, uint32_t count, uint64_t limit, uint64_t *added) {
+    uint64_t n_added = 0;
     uint64_t *entries = ht->entries;
-    uint64_t mask = ht->mask;
+    HT_LOCALS(ht);
     for (uint32_t i = 0; i < count && i < 8; i++)
-        __builtin_prefetch(&entries[exec_row_hash(rows[i]) & mask]);
+        __builtin_prefetch(&entries[SLOT(exec_row_hash(rows[i]))]);
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *pr = rows[i];
-        if (i + 8 < count) __builtin_prefetch(&entries[exec_row_hash(rows[i + 8]) & mask]);
+        if (i + 8 < count) __builtin_prefetch(&entries[SLOT(exec_row_hash(rows[i + 8]))]);
         uint64_t h = exec_row_hash(pr);
         uint64_t salt = EXEC_HT_SALT(h);
-        uint64_t s = h & mask;
+        uint64_t s = SLOT(h);
         for (;;) {
             uint64_t e = entries[s];
             if (!e) {
+                if (n_added >= limit) {
+                    *added += n_added;
+                    return false;
+                }
                 entries[s] = salt | ((uint64_t)(uintptr_t)pr & EXEC_HT_PTR_MASK);
-                ht->count++;
+                n_added++;
                 memset(pr + EXEC_ROW_NEXT, 0, 8);
                 break;
             }
@@ -1089,21 +1125,23 @@ void exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
                     break;
                 }
             }
-            s = (s + 1) & mask;
+            s = NEXT(s);
         }
     }
+    *added += n_added;
+    return true;
 }
 
 void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
                         const exec_vview *keys, const uint32_t *rowidx, const uint64_t *hashes,
                         uint32_t count, uint8_t **heads, exec_ht_scratch *sc) {
     const uint64_t *entries = ht->entries;
-    uint64_t mask = ht->mask;
+    HT_LOCALS(ht);
     uint32_t *todo = sc->todo;
     uint32_t n_todo = count;
     for (uint32_t i = 0; i < count; i++) {
         todo[i] = i;
-        sc->slots[i] = hashes[i] & mask;
+        sc->slots[i] = SLOT(hashes[i]);
         __builtin_prefetch(&entries[sc->slots[i]]);
     }
     while (n_todo) {
@@ -1125,7 +1163,7 @@ void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_
                     sc->slots[t] = s;
                     break;
                 }
-                s = (s + 1) & mask;
+                s = NEXT(s);
             }
         }
         if (!n_cand) break;
@@ -1138,7 +1176,7 @@ void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_
         }
         for (uint32_t j = 0; j < n_miss; j++) {
             uint32_t t = sc->miss[j];
-            sc->slots[t] = (sc->slots[t] + 1) & mask;
+            sc->slots[t] = NEXT(sc->slots[t]);
             todo[j] = t;
         }
         n_todo = n_miss;
@@ -1172,6 +1210,7 @@ int exec_chunk_copy(const vec_chunk *src, const uint32_t *cols, uint32_t n_cols,
     if (types != types_buf) mem_free(tracker, types);
     if (rc != SQE_OK) {
         exec_chunk_free(ch, tracker);
+        if (rc == SQE_ERR_OUT_OF_MEMORY) rc = exec_alloc_error(tracker, 0, err, "chunk copy");
         return rc;
     }
     ch->count = count;

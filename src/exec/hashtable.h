@@ -51,6 +51,11 @@ static inline bool exec_vview_valid(const exec_vview *w, uint32_t idx) {
     return !w->validity || ((w->validity[idx >> 6] >> (idx & 63)) & 1);
 }
 
+/* Reports a failed allocation of about n bytes made through tracker t by a helper that lost the
+ * reason (arenas, vector bitmaps): EXCEEDED_MEMORY_LIMIT when the query's limit is what fails,
+ * else OUT_OF_MEMORY naming `what`. Returns the code. */
+int exec_alloc_error(mem_tracker *t, size_t n, sqe_error *err, const char *what);
+
 /* --------------------------------------------------------------------------------------------
  * Hashing and key semantics
  * ------------------------------------------------------------------------------------------ */
@@ -184,12 +189,20 @@ bool exec_row_field_equal_value(const exec_row_layout *l, const uint8_t *row, ui
 typedef struct exec_ht {
     uint64_t *entries;
     uint64_t mask;     /* capacity - 1 */
-    uint64_t count;    /* used entries */
+    uint64_t count;    /* used entries (single-writer tables; join tables count elsewhere) */
+    uint64_t rmask;    /* region capacity - 1 */
+    uint64_t pmask;    /* radix partitions - 1 (regions are partitions), 0 = one region */
+    uint32_t rbits;    /* log2 of the region capacity */
     mem_tracker *tracker;
 } exec_ht;
 
 /* Allocates a cleared directory of capacity entries (power of two >= 16). */
 int exec_ht_init(exec_ht *ht, uint64_t capacity, mem_tracker *tracker, sqe_error *err);
+/* A directory of 2^part_bits regions of region_capacity entries (power of two >= 16): a hash
+ * stays in the region of its radix partition (exec_radix_of), so the partitions of a join
+ * build can be inserted by different threads at once. */
+int exec_ht_init_regions(exec_ht *ht, uint64_t region_capacity, uint32_t part_bits,
+                         mem_tracker *tracker, sqe_error *err);
 void exec_ht_destroy(exec_ht *ht);
 void exec_ht_clear(exec_ht *ht);
 /* Power of two >= max(16, 2 * n): the capacity that keeps the load at or below 1/2. */
@@ -260,9 +273,11 @@ void exec_ht_merge_rows(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
 /* Inserts build rows (layout made with_next; hash in the header) into the directory; rows with
  * keys equal to a row already present are chained behind it (head->next list) instead of taking
  * an entry. Rows are inserted whatever their NULLs: the caller filters rows with NULL in a key
- * that is not null-safe. Needs room for count more entries. */
-void exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
-                         uint8_t *const *rows, uint32_t count, exec_ht_scratch *sc);
+ * that is not null-safe. Adds the number of new entries to *added; stops and returns false when
+ * more than `limit` new entries would be needed (the table is then partly filled). Threads may
+ * insert concurrently when their rows belong to different regions. */
+bool exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
+                         uint8_t *const *rows, uint32_t count, uint64_t limit, uint64_t *added);
 
 /* Probes count rows (rowidx[i] = chunk row, hashes[i]) against a finished join table: heads[i] =
  * the first build row with equal keys (follow EXEC_ROW_NEXT for the others) or NULL. */

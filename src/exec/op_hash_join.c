@@ -6,10 +6,12 @@
  * NOTES (ENGINE.md "Hash tables", "Joins"):
  * - Build (sink, child 1 = the logical right input): each thread evaluates the build keys,
  *   hashes them, and copies keys plus the right columns the join needs (output and residual)
- *   into row-format stores split into radix partitions by hash. Finalize sizes one salted
- *   directory for all rows and inserts them; rows with equal keys are chained behind the first
- *   (EXEC_ROW_NEXT), so a probe finds each key once. Rows with a NULL in a key that is not
- *   NULL-safe are never inserted (they can only come out of RIGHT/FULL as unmatched).
+ *   into row-format stores split into radix partitions by hash, keeping a HyperLogLog sketch of
+ *   the hashes. Finalize sizes one directory region per partition from the distinct-key
+ *   estimate; the probe threads then fill the regions in parallel before they probe (jb_build,
+ *   from op_local_init). Rows with equal keys are chained behind the first (EXEC_ROW_NEXT), so
+ *   a probe finds each key once. Rows with a NULL in a key that is not NULL-safe are never
+ *   inserted (they only come out of RIGHT/FULL as unmatched, or serve the exact MARK check).
  * - Probe (op, child 0 = left): the chunk's keys are hashed and probed all at once
  *   (exec_join_ht_probe: salt check, then keys compared column by column for all candidates);
  *   then (probe row, build row) pairs are produced up to VEC_CHUNK_SIZE per call, returning
@@ -116,6 +118,16 @@ typedef struct jb_global {
     uint32_t n_blocks;
     uint8_t **null_rows;     /* exact MARK: rows with a NULL key */
     uint64_t n_null_rows;
+    /* the directory is filled by the probe threads (jb_build), one partition region each */
+    uint64_t region_limit;   /* entries a region may take before it counts as overflowing */
+    uint64_t max_part_rows;  /* rows of the largest partition (the safe region size) */
+    _Atomic uint32_t next_part, parts_done;
+    _Atomic int overflow;
+    _Atomic int built;
+    pthread_mutex_t build_lock;
+    pthread_cond_t build_cv;
+    int build_rc;
+    sqe_error build_err;
 } jb_global;
 
 /* --- probe state --------------------------------------------------------------------------- */
@@ -291,6 +303,8 @@ static int jb_sink_init(exec_op *op, void **gstate, sqe_error *err) {
     jb_global *g = mem_calloc(op->qctx->tracker, sizeof *g, err);
     if (!g) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     pthread_mutex_init(&g->lock, NULL);
+    pthread_mutex_init(&g->build_lock, NULL);
+    pthread_cond_init(&g->build_cv, NULL);
     *gstate = g;
     return SQE_OK;
 }
@@ -307,6 +321,8 @@ static void jb_sink_destroy(exec_op *op, void *gstate) {
     mem_free(op->qctx->tracker, g->blocks);
     mem_free(op->qctx->tracker, g->null_rows);
     pthread_mutex_destroy(&g->lock);
+    pthread_mutex_destroy(&g->build_lock);
+    pthread_cond_destroy(&g->build_cv);
     mem_free(op->qctx->tracker, g);
 }
 
@@ -316,21 +332,11 @@ static bool row_has_unsafe_null(const join_impl *im, const uint8_t *row) {
     return false;
 }
 
-/* Inserts a batch, growing the directory should the distinct-key estimate have been low. */
-static int insert_batch(jb_global *g, const join_impl *im, uint8_t **batch, uint32_t k,
-                        sqe_error *err) {
-    uint64_t cap = g->dir.mask + 1;
-    if (g->dir.count + k > cap / 4 * 3) SQE_TRY(exec_ht_resize(&g->dir, cap * 2, err));
-    exec_join_ht_insert(&g->dir, &im->layout, im->n_keys, batch, k, NULL);
-    g->n_inserted += k;
-    return SQE_OK;
-}
-
 static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
     join_impl *im = op->impl;
     jb_global *g = gstate;
     mem_tracker *t = op->qctx->tracker;
-    uint64_t n = 0;
+    uint64_t n = 0, max_part = 0;
     uint32_t nb = 0;
     for (jb_local *l = g->locals; l; l = l->next) {
         if (l->has_null_key) g->has_null_key = true;
@@ -340,16 +346,25 @@ static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
             for (exec_row_block *b = l->parts[p].head; b; b = b->next) nb++;
         }
     }
+    for (uint32_t p = 0; p < im->n_parts; p++) {
+        uint64_t rows = 0;
+        for (jb_local *l = g->locals; l; l = l->next) rows += l->parts[p].n_rows;
+        if (rows > max_part) max_part = rows;
+    }
     g->n_rows = n;
-    /* distinct keys (HyperLogLog over every thread's sketch), with a margin for its error */
+    g->max_part_rows = max_part;
+    /* size the regions by the distinct keys (HyperLogLog over every thread's sketch), spread
+     * evenly over the partitions, with a margin for the estimate's error */
     uint8_t regs[HLL_REGS];
     memset(regs, 0, sizeof regs);
     for (jb_local *l = g->locals; l; l = l->next)
         for (uint32_t i = 0; i < HLL_REGS; i++)
             if (l->hll[i] > regs[i]) regs[i] = l->hll[i];
-    double ndv = hll_estimate(regs) * 1.1 + 16;
-    uint64_t distinct = ndv < (double)n ? (uint64_t)ndv : n;
-    SQE_TRY(exec_ht_init(&g->dir, exec_ht_capacity_for(distinct), t, err));
+    double per_part = hll_estimate(regs) / im->n_parts * 1.3 + 64;
+    uint64_t region = per_part < (double)max_part ? (uint64_t)per_part : max_part;
+    uint64_t region_cap = exec_ht_capacity_for(region);
+    g->region_limit = region_cap / 8 * 7;
+    SQE_TRY(exec_ht_init_regions(&g->dir, region_cap, im->radix_bits, t, err));
     if (im->outer_build || im->exact_mark) {
         g->blocks = mem_alloc(t, sizeof(exec_row_block *) * (nb ? nb : 1), err);
         if (!g->blocks) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
@@ -358,45 +373,88 @@ static int jb_finalize(exec_op *op, void *gstate, sqe_error *err) {
         g->null_rows = mem_alloc(t, sizeof(uint8_t *) * (n ? n : 1), err);
         if (!g->null_rows) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     }
-    uint8_t **batch = mem_alloc(t, sizeof(uint8_t *) * VEC_CHUNK_SIZE, err);
-    if (!batch) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
+    uint64_t null_keyed = 0;
     uint32_t w = im->layout.row_width;
-    for (jb_local *l = g->locals; l; l = l->next) {
-        for (uint32_t p = 0; p < im->n_parts; p++) {
+    for (jb_local *l = g->locals; l; l = l->next)
+        for (uint32_t p = 0; p < im->n_parts; p++)
             for (exec_row_block *b = l->parts[p].head; b; b = b->next) {
                 if (g->blocks) g->blocks[g->n_blocks++] = b;
-                uint32_t k = 0;
+                if (!im->keep_null_rows) continue;
                 for (uint32_t r = 0; r < b->n_rows; r++) {
                     uint8_t *row = b->rows + (size_t)r * w;
-                    if (im->keep_null_rows && row_has_unsafe_null(im, row)) {
-                        if (g->null_rows) g->null_rows[g->n_null_rows++] = row;
-                        continue;
-                    }
-                    batch[k++] = row;
-                    if (k == VEC_CHUNK_SIZE) {
-                        int rc = insert_batch(g, im, batch, k, err);
-                        if (rc) {
-                            mem_free(t, batch);
-                            return rc;
-                        }
-                        k = 0;
-                    }
-                }
-                int rc = insert_batch(g, im, batch, k, err);
-                if (rc) {
-                    mem_free(t, batch);
-                    return rc;
+                    if (!row_has_unsafe_null(im, row)) continue;
+                    null_keyed++;
+                    if (g->null_rows) g->null_rows[g->n_null_rows++] = row;
                 }
             }
-        }
-        int rc = exec_check_cancel(op->qctx, err);
-        if (rc) {
-            mem_free(t, batch);
-            return rc;
-        }
-    }
-    mem_free(t, batch);
+    g->n_inserted = n - null_keyed;
+    atomic_store(&g->next_part, 0);
+    atomic_store(&g->parts_done, 0);
+    atomic_store(&g->overflow, 0);
+    atomic_store(&g->built, n == 0);
     return SQE_OK;
+}
+
+/* Inserts the rows of partition p (every thread's) into its region. Returns false when the
+ * region overflowed (then the last builder rebuilds with safe sizes). */
+static bool insert_partition(const join_impl *im, jb_global *g, uint32_t p, uint8_t **batch,
+                             uint64_t limit) {
+    uint32_t w = im->layout.row_width;
+    uint64_t added = 0;
+    uint32_t k = 0;
+    for (jb_local *l = g->locals; l; l = l->next)
+        for (exec_row_block *b = l->parts[p].head; b; b = b->next)
+            for (uint32_t r = 0; r < b->n_rows; r++) {
+                uint8_t *row = b->rows + (size_t)r * w;
+                if (im->keep_null_rows && row_has_unsafe_null(im, row)) continue;
+                batch[k++] = row;
+                if (k == VEC_CHUNK_SIZE) {
+                    if (!exec_join_ht_insert(&g->dir, &im->layout, im->n_keys, batch, k,
+                                             limit - added, &added))
+                        return false;
+                    k = 0;
+                }
+            }
+    return exec_join_ht_insert(&g->dir, &im->layout, im->n_keys, batch, k, limit - added, &added);
+}
+
+/* Fills the directory, called by every probe thread before it probes: threads claim partitions
+ * and insert them into their own regions in parallel; the thread finishing the last partition
+ * wakes the others (and first rebuilds serially with regions as large as the largest partition
+ * if a distinct-key estimate was too low). */
+static int jb_build(exec_op *op, jb_global *g, sqe_error *err) {
+    join_impl *im = op->impl;
+    if (!atomic_load(&g->built)) {
+        uint8_t **batch = mem_alloc(op->qctx->tracker, sizeof(uint8_t *) * VEC_CHUNK_SIZE, err);
+        if (!batch) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
+        for (;;) {
+            uint32_t p = atomic_fetch_add(&g->next_part, 1);
+            if (p >= im->n_parts) break;
+            if (!atomic_load(&g->overflow) && !insert_partition(im, g, p, batch, g->region_limit))
+                atomic_store(&g->overflow, 1);
+            if (atomic_fetch_add(&g->parts_done, 1) + 1 < im->n_parts) continue;
+            /* this thread finished the last partition: complete the build */
+            int rc = SQE_OK;
+            if (atomic_load(&g->overflow)) {
+                exec_ht_destroy(&g->dir);
+                rc = exec_ht_init_regions(&g->dir, exec_ht_capacity_for(g->max_part_rows),
+                                          im->radix_bits, op->qctx->tracker, &g->build_err);
+                for (uint32_t q = 0; q < im->n_parts && rc == SQE_OK; q++)
+                    insert_partition(im, g, q, batch, UINT64_MAX);
+            }
+            pthread_mutex_lock(&g->build_lock);
+            g->build_rc = rc;
+            atomic_store(&g->built, 1);
+            pthread_cond_broadcast(&g->build_cv);
+            pthread_mutex_unlock(&g->build_lock);
+        }
+        mem_free(op->qctx->tracker, batch);
+        pthread_mutex_lock(&g->build_lock);
+        while (!atomic_load(&g->built)) pthread_cond_wait(&g->build_cv, &g->build_lock);
+        pthread_mutex_unlock(&g->build_lock);
+    }
+    if (g->build_rc != SQE_OK && err) *err = g->build_err;
+    return g->build_rc;
 }
 
 /* --------------------------------------------------------------------------------------------
@@ -421,6 +479,7 @@ static void jp_local_destroy(exec_op *op, void *lstate) {
 static int jp_local_init(exec_op *op, void **lstate, sqe_error *err) {
     join_impl *im = op->impl;
     mem_tracker *t = op->qctx->tracker;
+    SQE_TRY(jb_build(op, op->sink_gstate, err));
     jp_local *l = mem_calloc(t, sizeof *l, err);
     if (!l) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     int rc = SQE_OK;
@@ -659,7 +718,7 @@ static int emit(exec_op *op, const vec_chunk *in, vec_chunk *out, const uint32_t
         default:
             for (uint32_t i = 0; i < cnt; i++) {
                 if (marks[i] < 0) {
-                    if (vec_set_null(v, i) != SQE_OK) return err_nomem(err, "validity");
+                    if (vec_set_null(v, i) != SQE_OK) return exec_alloc_error(v->tracker, 0, err, "validity");
                     VEC_DATA(v, uint8_t)[i] = 0;
                 } else {
                     VEC_DATA(v, uint8_t)[i] = (uint8_t)marks[i];

@@ -250,7 +250,8 @@ static int nl_emit(exec_op *op, const vec_chunk *in, const vec_chunk *build, vec
         default:
             for (uint32_t i = 0; i < cnt; i++) {
                 VEC_DATA(v, uint8_t)[i] = marks[i] > 0;
-                if (marks[i] < 0 && vec_set_null(v, i) != SQE_OK) return err_nomem(err, "validity");
+                if (marks[i] < 0 && vec_set_null(v, i) != SQE_OK)
+                    return exec_alloc_error(v->tracker, 0, err, "validity");
             }
             break;
         }

@@ -6,8 +6,10 @@
  * - Rows are copied into a thread-local row store (the output columns, plus the values of
  *   string/nested sort keys that are not output columns, for tie-breaks); each row gets a
  *   fixed-width entry [normalized key][row pointer].
- * - SORT: each thread radix-sorts its entries when it combines (in parallel), finalize k-way
- *   merges the runs, and the serial source gathers the rows in order.
+ * - SORT: each thread radix-sorts its entries when it combines (in parallel), finalize merges
+ *   the runs, and the serial source gathers the rows in order. When a string key may be
+ *   truncated, finalize sorts all entries at once instead of merging (a merge would fetch the
+ *   strings of both run heads from their rows at every tie).
  * - TOPN: each thread keeps a bounded max-heap of limit + offset entries; rows are copied only
  *   when their key beats the current worst entry, and the store is compacted when evicted rows
  *   pile up. Finalize sorts the union of the heaps and keeps [offset, offset + limit). Never a

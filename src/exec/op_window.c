@@ -212,6 +212,7 @@ static int win_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in
     }
     if (rc != SQE_OK) {
         exec_chunk_free(c, t);
+        if (rc == SQE_ERR_OUT_OF_MEMORY) rc = exec_alloc_error(t, 0, err, "window input");
         return rc;
     }
     c->count = n;
@@ -320,7 +321,7 @@ static int gather_col(vec *dst, vec_chunk **store, uint32_t col, const uint64_t 
         const vec *src = &store[CHUNK_OF(refs[i])]->cols[col];
         uint32_t r = ROW_OF(refs[i]);
         if (!vec_is_valid_flat(src, r)) {
-            if (vec_set_null(dst, i) != SQE_OK) return err_nomem(err, "validity");
+            if (vec_set_null(dst, i) != SQE_OK) return exec_alloc_error(dst->tracker, 0, err, "validity");
             memset((uint8_t *)dst->data + w * i, 0, w);
             continue;
         }
@@ -329,7 +330,7 @@ static int gather_col(vec *dst, vec_chunk **store, uint32_t col, const uint64_t 
             const sqe_str *s = &((const sqe_str *)src->data)[r];
             bool ok = true;
             ((sqe_str *)dst->data)[i] = vec_str_copy(dst, sqe_str_data(s), s->len, &ok);
-            if (!ok) return err_nomem(err, "string");
+            if (!ok) return exec_alloc_error(dst->tracker, s->len, err, "string");
         } else {
             memcpy((uint8_t *)dst->data + w * i, (const uint8_t *)src->data + w * r, w);
         }
@@ -347,7 +348,7 @@ static int new_store_chunk(win_impl *im, mem_tracker *t, uint32_t n, vec_chunk *
         vec *v = &c->cols[i];
         uint64_t *bits = vec_validity_make(v);
         if (!bits) {
-            rc = err_nomem(err, "validity");
+            rc = exec_alloc_error(t, 0, err, "validity");
             break;
         }
         memset(bits, 0, (VEC_CHUNK_SIZE + 63) / 64 * 8);
@@ -404,7 +405,8 @@ static void put_f64(win_eval *e, const win_func *f, uint64_t g, double v) {
     vec_set_valid(r, ROW_OF(g));
 }
 static int put_null(win_eval *e, const win_func *f, uint64_t g) {
-    if (vec_set_null(resv(e, f, g), ROW_OF(g)) != SQE_OK) return err_nomem(e->err, "validity");
+    if (vec_set_null(resv(e, f, g), ROW_OF(g)) != SQE_OK)
+        return exec_alloc_error(e->op->qctx->tracker, 0, e->err, "validity");
     return SQE_OK;
 }
 static int put_copy(win_eval *e, const win_func *f, uint64_t g, uint32_t col, uint64_t src) {

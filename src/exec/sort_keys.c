@@ -676,6 +676,25 @@ void exec_sort_merge(const exec_sort_spec *s, uint8_t *const *runs, const uint64
                      uint32_t n_runs, uint8_t *out, const exec_sort_ctx *c) {
     uint32_t W = s->entry_width;
     if (!s->needs_tiebreak) c = NULL;
+    if (n_runs == 2) {
+        /* two runs (two threads): a plain two-pointer merge */
+        const uint8_t *a = runs[0], *b = runs[1];
+        const uint8_t *ae = a + run_n[0] * W, *be = b + run_n[1] * W;
+        uint8_t *o = out;
+        while (a < ae && b < be) {
+            if (exec_sort_entry_cmp(s, b, a, c) < 0) {
+                memcpy(o, b, W);
+                b += W;
+            } else {
+                memcpy(o, a, W);
+                a += W;
+            }
+            o += W;
+        }
+        if (a < ae) memcpy(o, a, (size_t)(ae - a));
+        if (b < be) memcpy(o + (ae - a), b, (size_t)(be - b));
+        return;
+    }
     /* binary min-heap of run indexes keyed by each run's current entry */
     uint32_t heap_buf[64];
     uint64_t pos_buf[64];

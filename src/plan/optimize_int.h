@@ -18,6 +18,7 @@ int plan_extract_join_keys(opt_ctx *oc, plan *p);
 int plan_reorder_joins(opt_ctx *oc, plan **pp);
 int plan_prune_columns(opt_ctx *oc, plan **pp);
 int plan_eliminate_common_subexpressions(opt_ctx *oc, plan *p);
+int plan_reduce_aggregates_by_joins(opt_ctx *oc, plan *p);
 
 /* Which sides of a join an expression refers to: bit 0 left, bit 1 right, bit 2 other. */
 unsigned plan_expr_sides(const bexpr *e, const plan *left, const plan *right);

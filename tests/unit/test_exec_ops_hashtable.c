@@ -253,11 +253,20 @@ static void test_join_chains(void **state) {
     for (uint32_t i = 0; i < 1000; i++) memcpy(rows[i], &hashes[i], 8);
     assert_int_equal(exec_row_scatter(&st, 0, &k, NULL, 1000, rows, NULL), 0);
     assert_int_equal(exec_row_scatter(&st, 1, &pl, NULL, 1000, rows, NULL), 0);
+    /* a directory of 4 regions filled partition by partition (as the probe threads do); a
+     * limit below the keys of a partition stops the insert */
     exec_ht ht;
-    assert_int_equal(exec_ht_init(&ht, exec_ht_capacity_for(1000), &g_tracker, NULL), 0);
+    assert_int_equal(exec_ht_init_regions(&ht, 64, 2, &g_tracker, NULL), 0);
     exec_ht_scratch *sc = malloc(sizeof *sc);
-    exec_join_ht_insert(&ht, &l, 1, rows, 1000, sc);
-    assert_int_equal(ht.count, 100);
+    uint8_t *part_rows[1000];
+    uint64_t added = 0;
+    for (uint32_t p = 0; p < 4; p++) {
+        uint32_t np = 0;
+        for (uint32_t i = 0; i < 1000; i++)
+            if (exec_radix_of(hashes[i], 2) == p) part_rows[np++] = rows[i];
+        assert_true(exec_join_ht_insert(&ht, &l, 1, part_rows, np, UINT64_MAX, &added));
+    }
+    assert_int_equal(added, 100);
     /* probe keys 0..199: 0..99 match 10 rows each */
     vec pk;
     make_vec(&pk, t[0], 200);
@@ -289,6 +298,13 @@ static void test_join_chains(void **state) {
         assert_int_equal(n, 10);
         vec_destroy(&out);
     }
+    /* (re-inserting relinks the rows' chains: done last) */
+    exec_ht small;
+    assert_int_equal(exec_ht_init_regions(&small, 16, 0, &g_tracker, NULL), 0);
+    uint64_t n_small = 0;
+    assert_false(exec_join_ht_insert(&small, &l, 1, rows, 1000, 10, &n_small));
+    assert_int_equal(n_small, 10);
+    exec_ht_destroy(&small);
     free(sc);
     vec_destroy(&pk);
     vec_destroy(&k);
