@@ -85,10 +85,13 @@ void col_stats_merge(col_stats *dst, const col_stats *src) {
         if (src->hll[i] > dst->hll[i]) dst->hll[i] = src->hll[i];
     dst->n_nulls += src->n_nulls;
     dst->n_values += src->n_values;
+    dst->ndv = 0;
+    dst->ndv = col_stats_ndv(dst);
 }
 
 double col_stats_ndv(const col_stats *s) {
     if (s->n_values == 0) return 0;
+    if (s->ndv > 0) return s->ndv;
     const double m = COL_STATS_HLL_M;
     double sum = 0;
     uint32_t zeros = 0;

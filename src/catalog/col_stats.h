@@ -19,6 +19,7 @@ typedef struct col_stats {
     uint8_t hll[COL_STATS_HLL_M];
     uint64_t n_nulls;
     uint64_t n_values; /* non-NULL values added */
+    double ndv;        /* col_stats_ndv, cached by col_stats_merge (0 = not computed) */
 } col_stats;
 
 void col_stats_init(col_stats *s);

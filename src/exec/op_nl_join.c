@@ -319,7 +319,8 @@ static int nl_execute(exec_op *op, void *lstate, const vec_chunk *in, vec_chunk 
                 return err_set(err, SQE_ERR_SUBQUERY_MULTIPLE_ROWS,
                                "Scalar sub-query has returned multiple rows");
             l->matched[r] = 1;
-            if (im->outer_build) g->found[g->base[bci] + l->pair_build[pj]] = 1;
+            if (im->outer_build)
+                __atomic_store_n(&g->found[g->base[bci] + l->pair_build[pj]], 1, __ATOMIC_RELAXED);
         }
         if (im->semi_like) {
             /* pair only rows not matched yet from now on */

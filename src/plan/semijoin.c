@@ -159,7 +159,7 @@ static int reduce_join(opt_ctx *oc, plan *j) {
         if (!a) continue;
         plan *r = j->children[1 - side];
         double r_rows = plan_estimate(r), in_rows = plan_estimate(a->children[0]);
-        if (r_rows * 20 > in_rows || in_rows < 100000) continue;
+        if (r_rows * 4 > in_rows || in_rows < 50000) continue;
         id_map m;
         m.n = oc->pctx->next_col;
         m.to = ARENA_ARRAY(oc->pctx->arena, plan_col_id, m.n);
