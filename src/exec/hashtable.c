@@ -149,7 +149,7 @@ static inline uint32_t canon_f32_bits(float f) {
 }
 /* Strings of up to 12 bytes are hashed from their 16-byte view (bytes past the length masked
  * off), longer ones from their bytes; the length decides which, so equal strings agree. */
-static inline uint64_t hash_str(const sqe_str *s) {
+static inline __attribute__((always_inline)) uint64_t hash_str(const sqe_str *s) {
     uint32_t len = s->len;
     if (len > SQE_STR_INLINE) return hash_bytes(s->u.ptr, len);
     uint64_t w0, w1;
@@ -881,10 +881,23 @@ static inline bool eq_f64(const uint8_t *rp, double b) {
     memcpy(&a, rp, 8);
     return canon_f64_bits(a) == canon_f64_bits(b);
 }
+/* String equality on views: the first 8 bytes hold the length and the 4-byte prefix; short
+ * strings (zero-padded views, as sqe_str_make makes them) compare in their second 8 bytes,
+ * long ones by their bytes. */
 static inline bool eq_str(const uint8_t *rp, const sqe_str *b) {
-    sqe_str a;
-    memcpy(&a, rp, sizeof a);
-    return sqe_str_equal(&a, b);
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, rp, 8);
+    memcpy(&b0, b, 8);
+    if (a0 != b0) return false;
+    uint32_t len = (uint32_t)a0;
+    if (len <= SQE_STR_INLINE) {
+        memcpy(&a1, rp + 8, 8);
+        memcpy(&b1, (const uint8_t *)b + 8, 8);
+        return a1 == b1;
+    }
+    const char *ap;
+    memcpy(&ap, rp + 8, sizeof ap);
+    return memcmp(ap, b->u.ptr, len) == 0;
 }
 static inline bool eq_nested(const uint8_t *rp, const vec *flat, uint32_t idx) {
     exec_row_nested_ref ref;

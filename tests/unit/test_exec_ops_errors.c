@@ -44,6 +44,7 @@ static plan *join_of(tx *t, plan *l, plan *r) {
 
 static plan_agg mk_agg(tx *t, const char *name, uint32_t n, bexpr **args) {
     sqe_type types[4];
+    memset(types, 0, sizeof types);
     for (uint32_t i = 0; i < n; i++) types[i] = args[i]->type;
     func_resolved r;
     assert_int_equal(func_resolve_agg(&t->arena, name, types, n, &r, &t->err), SQE_OK);

@@ -22,7 +22,10 @@ static void cat_init(const void *bd, uint8_t *st) { memset(st, 0, sizeof(cat_sta
 static int cat_combine(func_ctx *ctx, const uint8_t *src, uint8_t *dst) {
     const cat_state *a = (const cat_state *)src;
     cat_state *b = (cat_state *)dst;
-    strncat(b->s, a->s, sizeof b->s - strlen(b->s) - 1);
+    size_t used = strlen(b->s), room = sizeof b->s - used - 1, len = strlen(a->s);
+    if (len > room) len = room;
+    memcpy(b->s + used, a->s, len);
+    b->s[used + len] = 0;
     b->sum += a->sum;
     return SQE_OK;
 }
