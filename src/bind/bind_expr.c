@@ -913,35 +913,41 @@ static int bind_grouping(binder *b, bind_scope *s, const sql_expr *e, bexpr **ou
 
 /* Each braced case of bind_expr is its own function so that a deeply nested expression
  * costs one small frame per level (the parser allows 1000 levels). */
+/* Binds the two operands of a binary-shaped node (operators, AT TIME ZONE, subscripts). */
+static int bind_operands(binder *b, bind_scope *s, const sql_expr *e, bexpr *args[2]) {
+    SQE_TRY(bind_expr(b, s, e->u.binary.left, &args[0]));
+    return bind_expr(b, s, e->u.binary.right, &args[1]);
+}
+
 static __attribute__((noinline)) int expr_field(binder *b, bind_scope *s, const sql_expr *e, bexpr **out) {
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *base;
-            rc = bind_expr(b, s, e->u.field.base, &base);
-            if (rc) break;
-            sql_qname qn = {(sql_ident *)&e->u.field.field, 1};
-            /* reuse the name resolver's field logic through a one-part path */
-            if (base->type.id != TYPE_ROW || !base->type.nested) {
-                rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
-                                "Expression is not of type ROW: cannot access field %s",
-                                e->u.field.field.text);
-                break;
-            }
-            const type_nested *nt = base->type.nested;
-            uint32_t idx = nt->n_children;
-            for (uint32_t f = 0; f < nt->n_children; f++)
-                if (nt->names && nt->names[f] && strcmp(nt->names[f], qn.parts[0].name) == 0) idx = f;
-            if (idx == nt->n_children) {
-                rc = bind_error(b, SQE_ERR_COLUMN_NOT_FOUND, e->line, e->col,
-                                "Column '%s' cannot be resolved", e->u.field.field.text);
-                break;
-            }
-            r = bexpr_new(b->pctx, BEXPR_FIELD, nt->children[idx], 1);
-            if (!r) break;
-            r->args[0] = base;
-            r->u.field = idx;
+        bexpr *base;
+        rc = bind_expr(b, s, e->u.field.base, &base);
+        if (rc) break;
+        sql_qname qn = {(sql_ident *)&e->u.field.field, 1};
+        /* reuse the name resolver's field logic through a one-part path */
+        if (base->type.id != TYPE_ROW || !base->type.nested) {
+            rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
+                            "Expression is not of type ROW: cannot access field %s",
+                            e->u.field.field.text);
             break;
+        }
+        const type_nested *nt = base->type.nested;
+        uint32_t idx = nt->n_children;
+        for (uint32_t f = 0; f < nt->n_children; f++)
+            if (nt->names && nt->names[f] && strcmp(nt->names[f], qn.parts[0].name) == 0) idx = f;
+        if (idx == nt->n_children) {
+            rc = bind_error(b, SQE_ERR_COLUMN_NOT_FOUND, e->line, e->col,
+                            "Column '%s' cannot be resolved", e->u.field.field.text);
+            break;
+        }
+        r = bexpr_new(b->pctx, BEXPR_FIELD, nt->children[idx], 1);
+        if (!r) break;
+        r->args[0] = base;
+        r->u.field = idx;
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -952,25 +958,25 @@ static __attribute__((noinline)) int expr_unary(binder *b, bind_scope *s, const 
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *arg;
-            rc = bind_expr(b, s, e->u.unary.arg, &arg);
-            if (rc) break;
-            if (e->u.unary.op == SQL_OP_NOT) {
-                rc = to_boolean(b, arg, "NOT", &arg);
-                if (!rc) r = make_not(b, arg);
-            } else if (e->u.unary.op == SQL_OP_NEG) {
-                rc = call_scalar(b, "$negate", &arg, 1, NULL, NULL, e->line, e->col, &r);
-            } else {
-                if (!type_is_numeric(arg->type) && arg->type.id != TYPE_UNKNOWN &&
-                    arg->type.id != TYPE_INTERVAL_DS && arg->type.id != TYPE_INTERVAL_YM) {
-                    char t[128];
-                    type_text(arg->type, t, sizeof t);
-                    rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
-                                    "Cannot apply operator: + %s", t);
-                }
-                r = arg;
+        bexpr *arg;
+        rc = bind_expr(b, s, e->u.unary.arg, &arg);
+        if (rc) break;
+        if (e->u.unary.op == SQL_OP_NOT) {
+            rc = to_boolean(b, arg, "NOT", &arg);
+            if (!rc) r = make_not(b, arg);
+        } else if (e->u.unary.op == SQL_OP_NEG) {
+            rc = call_scalar(b, "$negate", &arg, 1, NULL, NULL, e->line, e->col, &r);
+        } else {
+            if (!type_is_numeric(arg->type) && arg->type.id != TYPE_UNKNOWN &&
+                arg->type.id != TYPE_INTERVAL_DS && arg->type.id != TYPE_INTERVAL_YM) {
+                char t[128];
+                type_text(arg->type, t, sizeof t);
+                rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
+                                "Cannot apply operator: + %s", t);
             }
-            break;
+            r = arg;
+        }
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -981,16 +987,15 @@ static __attribute__((noinline)) int expr_binary(binder *b, bind_scope *s, const
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *args[2];
-            rc = bind_expr(b, s, e->u.binary.left, &args[0]);
-            if (!rc) rc = bind_expr(b, s, e->u.binary.right, &args[1]);
-            if (rc) break;
-            int op = e->u.binary.op;
-            if (op >= SQL_OP_EQ && op <= SQL_OP_IS_NOT_DISTINCT)
-                rc = bind_comparison(b, op, args[0], args[1], e->line, e->col, &r);
-            else
-                rc = call_scalar(b, op_function(op), args, 2, NULL, NULL, e->line, e->col, &r);
-            break;
+        bexpr *args[2];
+        rc = bind_operands(b, s, e, args);
+        if (rc) break;
+        int op = e->u.binary.op;
+        if (op >= SQL_OP_EQ && op <= SQL_OP_IS_NOT_DISTINCT)
+            rc = bind_comparison(b, op, args[0], args[1], e->line, e->col, &r);
+        else
+            rc = call_scalar(b, op_function(op), args, 2, NULL, NULL, e->line, e->col, &r);
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1001,15 +1006,15 @@ static __attribute__((noinline)) int expr_or(binder *b, bind_scope *s, const sql
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bool is_and = e->kind == SQL_EXPR_AND;
-            r = bexpr_new(b->pctx, is_and ? BEXPR_AND : BEXPR_OR, type_make(TYPE_BOOLEAN),
-                          (uint32_t)e->u.list.n);
-            if (!r) break;
-            for (int i = 0; i < e->u.list.n && !rc; i++) {
-                rc = bind_expr(b, s, e->u.list.items[i], &r->args[i]);
-                if (!rc) rc = to_boolean(b, r->args[i], is_and ? "AND" : "OR", &r->args[i]);
-            }
-            break;
+        bool is_and = e->kind == SQL_EXPR_AND;
+        r = bexpr_new(b->pctx, is_and ? BEXPR_AND : BEXPR_OR, type_make(TYPE_BOOLEAN),
+                      (uint32_t)e->u.list.n);
+        if (!r) break;
+        for (int i = 0; i < e->u.list.n && !rc; i++) {
+            rc = bind_expr(b, s, e->u.list.items[i], &r->args[i]);
+            if (!rc) rc = to_boolean(b, r->args[i], is_and ? "AND" : "OR", &r->args[i]);
+        }
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1020,13 +1025,13 @@ static __attribute__((noinline)) int expr_is_null(binder *b, bind_scope *s, cons
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *arg;
-            rc = bind_expr(b, s, e->u.is_null.arg, &arg);
-            if (rc) break;
-            r = bexpr_new(b->pctx, e->u.is_null.negated ? BEXPR_IS_NOT_NULL : BEXPR_IS_NULL,
-                          type_make(TYPE_BOOLEAN), 1);
-            if (r) r->args[0] = arg;
-            break;
+        bexpr *arg;
+        rc = bind_expr(b, s, e->u.is_null.arg, &arg);
+        if (rc) break;
+        r = bexpr_new(b->pctx, e->u.is_null.negated ? BEXPR_IS_NOT_NULL : BEXPR_IS_NULL,
+                      type_make(TYPE_BOOLEAN), 1);
+        if (r) r->args[0] = arg;
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1037,23 +1042,23 @@ static __attribute__((noinline)) int expr_between(binder *b, bind_scope *s, cons
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *items[3];
-            rc = bind_expr(b, s, e->u.between.arg, &items[0]);
-            if (!rc) rc = bind_expr(b, s, e->u.between.low, &items[1]);
-            if (!rc) rc = bind_expr(b, s, e->u.between.high, &items[2]);
-            sqe_type t;
-            if (!rc) rc = bind_common_type(b, items, 3, e->line, e->col, "BETWEEN", &t);
-            if (!rc) rc = cast_all(b, items, 3, t);
-            bexpr *ge = NULL, *le = NULL;
-            if (!rc) rc = bind_comparison(b, SQL_OP_GE, items[0], items[1], e->line, e->col, &ge);
-            if (!rc) rc = bind_comparison(b, SQL_OP_LE, items[0], items[2], e->line, e->col, &le);
-            if (rc) break;
-            r = bexpr_new(b->pctx, BEXPR_AND, type_make(TYPE_BOOLEAN), 2);
-            if (!r) break;
-            r->args[0] = ge;
-            r->args[1] = le;
-            if (e->u.between.negated) r = make_not(b, r);
-            break;
+        bexpr *items[3];
+        rc = bind_expr(b, s, e->u.between.arg, &items[0]);
+        if (!rc) rc = bind_expr(b, s, e->u.between.low, &items[1]);
+        if (!rc) rc = bind_expr(b, s, e->u.between.high, &items[2]);
+        sqe_type t;
+        if (!rc) rc = bind_common_type(b, items, 3, e->line, e->col, "BETWEEN", &t);
+        if (!rc) rc = cast_all(b, items, 3, t);
+        bexpr *ge = NULL, *le = NULL;
+        if (!rc) rc = bind_comparison(b, SQL_OP_GE, items[0], items[1], e->line, e->col, &ge);
+        if (!rc) rc = bind_comparison(b, SQL_OP_LE, items[0], items[2], e->line, e->col, &le);
+        if (rc) break;
+        r = bexpr_new(b->pctx, BEXPR_AND, type_make(TYPE_BOOLEAN), 2);
+        if (!r) break;
+        r->args[0] = ge;
+        r->args[1] = le;
+        if (e->u.between.negated) r = make_not(b, r);
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1064,37 +1069,37 @@ static __attribute__((noinline)) int expr_quantified(binder *b, bind_scope *s, c
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bool in = e->kind == SQL_EXPR_IN_SUBQUERY;
-            bexpr *arg;
-            rc = bind_expr(b, s, in ? e->u.in_query.arg : e->u.quantified.arg, &arg);
-            if (rc) break;
-            uint8_t kind = in ? SUBQ_IN : e->u.quantified.quantifier == SQL_QUANT_ALL ? SUBQ_ALL : SUBQ_ANY;
-            rc = bind_subquery_expr(b, s, in ? e->u.in_query.query : e->u.quantified.query, kind,
-                                    e->line, e->col, &r);
-            if (rc) break;
-            bexpr *sub = r;
-            sub->args = ARENA_ARRAY(b->pctx->arena, bexpr *, 1);
-            if (!sub->args) {
-                r = NULL;
-                break;
-            }
-            sub->n_args = 1;
-            /* Compare in the common type of the value and the subquery's column. */
-            sqe_type common;
-            if (!type_common_super(arg->type, sub->u.subquery.query->out[0].type, &common)) {
-                char a[128], c2[128];
-                type_text(arg->type, a, sizeof a);
-                type_text(sub->u.subquery.query->out[0].type, c2, sizeof c2);
-                rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
-                                "Value expression and result of subquery must be of the same type: "
-                                "%s vs %s",
-                                a, c2);
-                break;
-            }
-            rc = bind_cast(b, arg, common, false, e->line, e->col, &sub->args[0]);
-            sub->u.subquery.cmp = in ? SQL_OP_EQ : e->u.quantified.op;
-            if (!rc && in && e->u.in_query.negated) r = make_not(b, sub);
+        bool in = e->kind == SQL_EXPR_IN_SUBQUERY;
+        bexpr *arg;
+        rc = bind_expr(b, s, in ? e->u.in_query.arg : e->u.quantified.arg, &arg);
+        if (rc) break;
+        uint8_t kind = in ? SUBQ_IN : e->u.quantified.quantifier == SQL_QUANT_ALL ? SUBQ_ALL : SUBQ_ANY;
+        rc = bind_subquery_expr(b, s, in ? e->u.in_query.query : e->u.quantified.query, kind,
+                                e->line, e->col, &r);
+        if (rc) break;
+        bexpr *sub = r;
+        sub->args = ARENA_ARRAY(b->pctx->arena, bexpr *, 1);
+        if (!sub->args) {
+            r = NULL;
             break;
+        }
+        sub->n_args = 1;
+        /* Compare in the common type of the value and the subquery's column. */
+        sqe_type common;
+        if (!type_common_super(arg->type, sub->u.subquery.query->out[0].type, &common)) {
+            char a[128], c2[128];
+            type_text(arg->type, a, sizeof a);
+            type_text(sub->u.subquery.query->out[0].type, c2, sizeof c2);
+            rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
+                            "Value expression and result of subquery must be of the same type: "
+                            "%s vs %s",
+                            a, c2);
+            break;
+        }
+        rc = bind_cast(b, arg, common, false, e->line, e->col, &sub->args[0]);
+        sub->u.subquery.cmp = in ? SQL_OP_EQ : e->u.quantified.op;
+        if (!rc && in && e->u.in_query.negated) r = make_not(b, sub);
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1105,11 +1110,10 @@ static __attribute__((noinline)) int expr_at_time_zone(binder *b, bind_scope *s,
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *args[2];
-            rc = bind_expr(b, s, e->u.binary.left, &args[0]);
-            if (!rc) rc = bind_expr(b, s, e->u.binary.right, &args[1]);
-            if (!rc) rc = call_scalar(b, "at_timezone", args, 2, NULL, NULL, e->line, e->col, &r);
-            break;
+        bexpr *args[2];
+        rc = bind_operands(b, s, e, args);
+        if (!rc) rc = call_scalar(b, "at_timezone", args, 2, NULL, NULL, e->line, e->col, &r);
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1120,36 +1124,35 @@ static __attribute__((noinline)) int expr_subscript(binder *b, bind_scope *s, co
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *args[2];
-            rc = bind_expr(b, s, e->u.binary.left, &args[0]);
-            if (!rc) rc = bind_expr(b, s, e->u.binary.right, &args[1]);
-            if (rc) break;
-            if (args[0]->type.id == TYPE_ROW && args[1]->kind == BEXPR_CONST &&
-                type_is_integer(args[1]->type)) {
-                /* row[n]: 1-based field access by position */
-                int64_t idx = 0;
-                const vec *cv = args[1]->u.constant;
-                switch (cv->type.id) {
-                case TYPE_TINYINT: idx = VEC_DATA(cv, int8_t)[0]; break;
-                case TYPE_SMALLINT: idx = VEC_DATA(cv, int16_t)[0]; break;
-                case TYPE_INTEGER: idx = VEC_DATA(cv, int32_t)[0]; break;
-                default: idx = VEC_DATA(cv, int64_t)[0]; break;
-                }
-                const type_nested *nt = args[0]->type.nested;
-                if (!nt || idx < 1 || idx > (int64_t)nt->n_children) {
-                    rc = bind_error(b, SQE_ERR_INVALID_FUNCTION_ARGUMENT, e->line, e->col,
-                                    "Invalid subscript index: %lld, ROW has %u fields",
-                                    (long long)idx, nt ? nt->n_children : 0);
-                    break;
-                }
-                r = bexpr_new(b->pctx, BEXPR_FIELD, nt->children[idx - 1], 1);
-                if (!r) break;
-                r->args[0] = args[0];
-                r->u.field = (uint32_t)(idx - 1);
+        bexpr *args[2];
+        rc = bind_operands(b, s, e, args);
+        if (rc) break;
+        if (args[0]->type.id == TYPE_ROW && args[1]->kind == BEXPR_CONST &&
+            type_is_integer(args[1]->type)) {
+            /* row[n]: 1-based field access by position */
+            int64_t idx = 0;
+            const vec *cv = args[1]->u.constant;
+            switch (cv->type.id) {
+            case TYPE_TINYINT: idx = VEC_DATA(cv, int8_t)[0]; break;
+            case TYPE_SMALLINT: idx = VEC_DATA(cv, int16_t)[0]; break;
+            case TYPE_INTEGER: idx = VEC_DATA(cv, int32_t)[0]; break;
+            default: idx = VEC_DATA(cv, int64_t)[0]; break;
+            }
+            const type_nested *nt = args[0]->type.nested;
+            if (!nt || idx < 1 || idx > (int64_t)nt->n_children) {
+                rc = bind_error(b, SQE_ERR_INVALID_FUNCTION_ARGUMENT, e->line, e->col,
+                                "Invalid subscript index: %lld, ROW has %u fields",
+                                (long long)idx, nt ? nt->n_children : 0);
                 break;
             }
-            rc = call_scalar(b, "$subscript", args, 2, NULL, NULL, e->line, e->col, &r);
+            r = bexpr_new(b->pctx, BEXPR_FIELD, nt->children[idx - 1], 1);
+            if (!r) break;
+            r->args[0] = args[0];
+            r->u.field = (uint32_t)(idx - 1);
             break;
+        }
+        rc = call_scalar(b, "$subscript", args, 2, NULL, NULL, e->line, e->col, &r);
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1160,36 +1163,36 @@ static __attribute__((noinline)) int expr_cast(binder *b, bind_scope *s, const s
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *arg;
-            sqe_type t;
-            rc = bind_expr(b, s, e->u.cast.arg, &arg);
-            if (!rc) rc = bind_type_name(b, &e->u.cast.type, &t);
-            if (rc) break;
-            if (type_equal(arg->type, t) && !e->u.cast.try_cast) {
-                r = arg;
-                break;
-            }
-            if (!type_can_cast(arg->type, t)) {
-                char a[128], c2[128];
-                type_text(arg->type, a, sizeof a);
-                type_text(t, c2, sizeof c2);
-                rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col, "Cannot cast %s to %s", a, c2);
-                break;
-            }
-            func_scalar_fn fn = func_cast_lookup(arg->type, t);
-            if (!fn) {
-                char a[128], c2[128];
-                type_text(arg->type, a, sizeof a);
-                type_text(t, c2, sizeof c2);
-                rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col, "Cannot cast %s to %s", a, c2);
-                break;
-            }
-            r = bexpr_new(b->pctx, BEXPR_CAST, t, 1);
-            if (!r) break;
-            r->args[0] = arg;
-            r->u.cast.fn = fn;
-            r->u.cast.try_cast = e->u.cast.try_cast;
+        bexpr *arg;
+        sqe_type t;
+        rc = bind_expr(b, s, e->u.cast.arg, &arg);
+        if (!rc) rc = bind_type_name(b, &e->u.cast.type, &t);
+        if (rc) break;
+        if (type_equal(arg->type, t) && !e->u.cast.try_cast) {
+            r = arg;
             break;
+        }
+        if (!type_can_cast(arg->type, t)) {
+            char a[128], c2[128];
+            type_text(arg->type, a, sizeof a);
+            type_text(t, c2, sizeof c2);
+            rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col, "Cannot cast %s to %s", a, c2);
+            break;
+        }
+        func_scalar_fn fn = func_cast_lookup(arg->type, t);
+        if (!fn) {
+            char a[128], c2[128];
+            type_text(arg->type, a, sizeof a);
+            type_text(t, c2, sizeof c2);
+            rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col, "Cannot cast %s to %s", a, c2);
+            break;
+        }
+        r = bexpr_new(b->pctx, BEXPR_CAST, t, 1);
+        if (!r) break;
+        r->args[0] = arg;
+        r->u.cast.fn = fn;
+        r->u.cast.try_cast = e->u.cast.try_cast;
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1200,10 +1203,10 @@ static __attribute__((noinline)) int expr_extract(binder *b, bind_scope *s, cons
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            bexpr *arg;
-            rc = bind_expr(b, s, e->u.extract.arg, &arg);
-            if (!rc) rc = call_scalar(b, e->u.extract.field.name, &arg, 1, NULL, NULL, e->line, e->col, &r);
-            break;
+        bexpr *arg;
+        rc = bind_expr(b, s, e->u.extract.arg, &arg);
+        if (!rc) rc = call_scalar(b, e->u.extract.field.name, &arg, 1, NULL, NULL, e->line, e->col, &r);
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1214,16 +1217,16 @@ static __attribute__((noinline)) int expr_array(binder *b, bind_scope *s, const 
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            uint32_t n = (uint32_t)e->u.list.n;
-            bexpr **items;
-            rc = bind_list(b, s, &e->u.list, &items);
-            sqe_type t = type_make(TYPE_UNKNOWN);
-            if (!rc) rc = bind_common_type(b, items, n, e->line, e->col, "ARRAY", &t);
-            if (!rc) rc = cast_all(b, items, n, t);
-            if (rc) break;
-            r = bexpr_new(b->pctx, BEXPR_ARRAY, type_array(t), n);
-            if (r && n) memcpy(r->args, items, n * sizeof(bexpr *));
-            break;
+        uint32_t n = (uint32_t)e->u.list.n;
+        bexpr **items;
+        rc = bind_list(b, s, &e->u.list, &items);
+        sqe_type t = type_make(TYPE_UNKNOWN);
+        if (!rc) rc = bind_common_type(b, items, n, e->line, e->col, "ARRAY", &t);
+        if (!rc) rc = cast_all(b, items, n, t);
+        if (rc) break;
+        r = bexpr_new(b->pctx, BEXPR_ARRAY, type_array(t), n);
+        if (r && n) memcpy(r->args, items, n * sizeof(bexpr *));
+        break;
     } while (0);
     *out = r;
     (void)s;
@@ -1234,15 +1237,15 @@ static __attribute__((noinline)) int expr_row(binder *b, bind_scope *s, const sq
     int rc = SQE_OK;
     bexpr *r = NULL;
     do {
-            uint32_t n = (uint32_t)e->u.row.items.n;
-            bexpr **items;
-            rc = bind_list(b, s, &e->u.row.items, &items);
-            if (rc) break;
-            sqe_type types[n + 1];
-            for (uint32_t i = 0; i < n; i++) types[i] = items[i]->type;
-            r = bexpr_new(b->pctx, BEXPR_ROW, type_row(n, types, NULL), n);
-            if (r && n) memcpy(r->args, items, n * sizeof(bexpr *));
-            break;
+        uint32_t n = (uint32_t)e->u.row.items.n;
+        bexpr **items;
+        rc = bind_list(b, s, &e->u.row.items, &items);
+        if (rc) break;
+        sqe_type types[n + 1];
+        for (uint32_t i = 0; i < n; i++) types[i] = items[i]->type;
+        r = bexpr_new(b->pctx, BEXPR_ROW, type_row(n, types, NULL), n);
+        if (r && n) memcpy(r->args, items, n * sizeof(bexpr *));
+        break;
     } while (0);
     *out = r;
     (void)s;
