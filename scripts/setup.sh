@@ -9,7 +9,8 @@ CACHE=.cache
 mkdir -p "$CACHE"
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-  libedit-dev libpcre2-dev libcmocka-dev libjansson-dev libssl-dev zlib1g-dev tzdata python3-venv)
+  libedit-dev libpcre2-dev libcmocka-dev libjansson-dev libssl-dev zlib1g-dev libsnappy-dev libzstd-dev
+  liblz4-dev libbrotli-dev tzdata python3-venv)
 PIP_PACKAGES=(pytest==9.2.0 duckdb==2.0.1 tpchgen-cli==4.0.0)
 
 stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
