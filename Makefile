@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run setup fuzz-sql clean bench
+.PHONY: all release debug asan test test-unit test-sql test-tpch run setup fuzz-sql fuzz-parquet clean bench
 
 all: release
 
@@ -44,6 +44,13 @@ fuzz-sql: setup
 	@mkdir -p .cache/fuzz-sql-corpus
 	@./build-fuzz/fuzz_sql_bind -max_total_time=$${FUZZ_SECONDS:-600} -max_len=4096 -timeout=10 \
 	    -dict=tests/fuzz/sql.dict .cache/fuzz-sql-corpus tests/fuzz/sql_seeds
+
+fuzz-parquet: setup
+	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
+	@$(NINJA) -C build-fuzz fuzz_parquet_meta
+	@mkdir -p .cache/fuzz-parquet-corpus
+	@./build-fuzz/fuzz_parquet_meta -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 -timeout=10 \
+	    .cache/fuzz-parquet-corpus ../shared/corpus/parquet-testing/data
 
 clean:
 	rm -rf build build-debug build-asan build-fuzz

@@ -35,18 +35,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-
-/* parquet.thrift enum CompressionCodec. */
-enum {
-    PQ_CODEC_UNCOMPRESSED = 0,
-    PQ_CODEC_SNAPPY = 1,
-    PQ_CODEC_GZIP = 2,
-    PQ_CODEC_LZO = 3,
-    PQ_CODEC_BROTLI = 4,
-    PQ_CODEC_LZ4 = 5, /* deprecated Hadoop-framed LZ4 */
-    PQ_CODEC_ZSTD = 6,
-    PQ_CODEC_LZ4_RAW = 7,
-};
+#include "format/parquet/pq_meta.h" /* pq_codec: parquet.thrift enum CompressionCodec */
 
 /* pq_compress level meaning "the codec's default" (GZIP 6, ZSTD 3, BROTLI 8). */
 #define PQ_LEVEL_DEFAULT 0
