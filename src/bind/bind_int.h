@@ -69,6 +69,15 @@ typedef struct bind_cte {
     int depth;                     /* recursion guard */
 } bind_cte;
 
+/* A view being expanded (or defined), innermost first: a view met again inside its own
+ * expansion is recursive. */
+typedef struct bind_view_frame {
+    const char *catalog;
+    const char *schema;
+    const char *name;
+    const struct bind_view_frame *parent;
+} bind_view_frame;
+
 typedef struct binder {
     plan_ctx *pctx;
     const bind_env *env;
@@ -79,6 +88,7 @@ typedef struct binder {
     bind_lambda_scope *lambdas;
     const char *clause;          /* "WHERE", "GROUP BY", ... for messages */
     int depth;
+    const bind_view_frame *views; /* views whose text is being bound (recursion guard) */
 } binder;
 
 /* Errors. */
@@ -97,6 +107,11 @@ bind_rel *bind_rel_from_plan(binder *b, const plan *p, const char *alias, const 
  * that resolve to a ROW field path produce BEXPR_FIELD nodes. */
 int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line, int col,
                       bexpr **out);
+
+/* Parquet table functions (bind_tfunc_parquet.c): function is "read_parquet",
+ * "parquet_metadata" or "parquet_schema"; path a file or glob. */
+int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
+                        plan **out, const char ***names);
 
 /* Expressions (bind_expr.c). */
 int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out);

@@ -1,6 +1,7 @@
 /*
  * bind_tfunc.c: table functions in FROM: read_csv('path or glob', name => value, ...) and a
- * file path used as a table ('data/x.csv'). The bound relation is a PLAN_TABLE_FUNC whose
+ * file path used as a table ('data/x.csv'); the Parquet functions are handed to
+ * bind_tfunc_parquet.c. The bound relation is a PLAN_TABLE_FUNC whose
  * plan_source splits the files into byte ranges (morsels) read in parallel.
  *
  * INTERFACE: bind_table_function.
@@ -12,9 +13,12 @@
 #include "bind/bind_int.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "format/csv/csv.h"
+#include "io/io.h"
 #include "vec/vec_format.h"
 
 typedef struct csv_morsel {
@@ -37,7 +41,7 @@ static void csv_state_destroy(void *state) {
     if (!st) return;
     csv_options_reset(&st->opts);
     csv_schema_reset(&st->schema);
-    csv_paths_free(st->paths, st->n_paths);
+    io_paths_free(st->paths, st->n_paths);
     free(st->morsels);
     free(st);
 }
@@ -125,9 +129,31 @@ static int const_text(binder *b, const bexpr *e, const char *name, int line, int
 int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
                         const char ***names);
 
+static bool is_parquet_function(const char *name) {
+    return strcmp(name, "read_parquet") == 0 || strcmp(name, "parquet_scan") == 0 ||
+           strcmp(name, "parquet_metadata") == 0 || strcmp(name, "parquet_schema") == 0;
+}
+
+/* A path used as a table is Parquet when its name says so or its first bytes are "PAR1". */
+static bool looks_like_parquet(const char *path) {
+    size_t n = strlen(path);
+    static const char *const exts[] = {".parquet", ".parq", ".pq"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t e = strlen(exts[i]);
+        if (n >= e && strcasecmp(path + n - e, exts[i]) == 0) return true;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char magic[4];
+    bool yes = fread(magic, 1, 4, f) == 4 && memcmp(magic, "PAR1", 4) == 0;
+    fclose(f);
+    return yes;
+}
+
 int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
                         const char ***names) {
     const char *path = NULL;
+    const char *fname = NULL;
     const sql_named_arg *opts = NULL;
     int n_opts = 0;
     if (r->kind == SQL_REL_FILE) {
@@ -135,18 +161,19 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
         BIND_CHECK(b, path);
     } else {
         const sql_qname *qn = &r->u.function.name;
-        const char *fname = qn->parts[qn->n_parts - 1].name;
-        if (strcmp(fname, "read_csv") != 0 && strcmp(fname, "read_csv_auto") != 0)
+        fname = qn->parts[qn->n_parts - 1].name;
+        if (strcmp(fname, "read_csv") != 0 && strcmp(fname, "read_csv_auto") != 0 &&
+            !is_parquet_function(fname))
             return bind_error(b, SQE_ERR_FUNCTION_NOT_FOUND, r->line, r->col,
                               "Table function '%s' not registered", qn->parts[qn->n_parts - 1].text);
         if (r->u.function.n_args < 1 || r->u.function.args[0].name)
             return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
-                              "read_csv requires a file path or glob as its first argument");
+                              "%s requires a file path or glob as its first argument", fname);
         bexpr *p;
         SQE_TRY(bind_scalar_expr(b->pctx, b->env, r->u.function.args[0].value, &p, b->err));
         if (p->kind != BEXPR_CONST || !type_is_string(p->type) || vec_is_null(p->u.constant, 0))
             return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
-                              "read_csv path must be a constant string");
+                              "%s path must be a constant string", fname);
         const sqe_str *sv = &VEC_DATA(p->u.constant, sqe_str)[0];
         path = arena_strndup(b->pctx->arena, sqe_str_data(sv), sv->len);
         BIND_CHECK(b, path);
@@ -156,6 +183,13 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
     if (b->env && !b->env->allow_local_files)
         return bind_error(b, SQE_ERR_PERMISSION_DENIED, r->line, r->col,
                           "Reading local files is not allowed in this server");
+    if (fname ? is_parquet_function(fname) : looks_like_parquet(path)) {
+        if (n_opts > 0)
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, opts[0].value->line, opts[0].value->col,
+                              "%s takes no options", fname);
+        return bind_parquet_source(b, r, fname && strcmp(fname, "parquet_scan") ? fname : "read_parquet",
+                                   path, out, names);
+    }
     csv_source_state *st = calloc(1, sizeof *st);
     if (!st) return bind_nomem(b);
     csv_options_init(&st->opts);
@@ -187,7 +221,7 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
             return rc;
         }
     }
-    int rc = csv_expand_glob(path, &st->paths, &st->n_paths, b->err);
+    int rc = io_glob(path, &st->paths, &st->n_paths, b->err);
     if (!rc) rc = csv_sniff(st->paths[0], &st->opts, &st->schema, b->err);
     if (rc) {
         if (b->err && b->err->line == 0) {

@@ -28,6 +28,7 @@
 #include "common/hash.h"
 #include "common/strbuf.h"
 #include "format/csv/csv.h"
+#include "io/io.h"
 #include "types/datetime.h"
 #include "types/decimal.h"
 #include "types/tz.h"
@@ -1262,21 +1263,21 @@ static void test_glob(void **state) {
     uint32_t n;
     sqe_error err;
     snprintf(pattern, sizeof pattern, "%s/g/a*.csv", g_tmp);
-    assert_int_equal(csv_expand_glob(pattern, &paths, &n, &err), 0);
+    assert_int_equal(io_glob(pattern, &paths, &n, &err), 0);
     assert_int_equal(n, 2);
     assert_string_equal(paths[0], tmp_path("g/a1.csv"));
     assert_string_equal(paths[1], tmp_path("g/a2.csv"));
-    csv_paths_free(paths, n);
+    io_paths_free(paths, n);
 
     snprintf(pattern, sizeof pattern, "%s/g/*.tsv", g_tmp);
-    assert_int_equal(csv_expand_glob(pattern, &paths, &n, &err), SQE_ERR_NOT_FOUND);
+    assert_int_equal(io_glob(pattern, &paths, &n, &err), SQE_ERR_NOT_FOUND);
     assert_null(paths);
     assert_non_null(strstr(err.message, "No files found that match the pattern"));
 
-    assert_int_equal(csv_expand_glob("plain/name.csv", &paths, &n, &err), 0);
+    assert_int_equal(io_glob("plain/name.csv", &paths, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_string_equal(paths[0], "plain/name.csv");
-    csv_paths_free(paths, n);
+    io_paths_free(paths, n);
 }
 
 /* --- benchmark ----------------------------------------------------------------------------- */

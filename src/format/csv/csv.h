@@ -125,12 +125,6 @@ typedef struct csv_range {
 int csv_split_ranges(const char *path, const csv_options *o, const csv_schema *schema, uint32_t n,
                      csv_range **out, uint32_t *n_out, sqe_error *err);
 
-/* Expands a glob(3) pattern ("dir/x_*.csv") into the sorted list of matching regular files. A
- * pattern without wildcards is returned as is (existence is checked when it is opened). No
- * match is NOT_FOUND "No files found that match the pattern '<pattern>'". On success the caller
- * owns *paths and each string in it (csv_paths_free); on error *paths is NULL. */
-int csv_expand_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *err);
-void csv_paths_free(char **paths, uint32_t n_paths);
 
 typedef struct csv_reader csv_reader;
 

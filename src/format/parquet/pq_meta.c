@@ -538,29 +538,45 @@ static uint32_t le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int pq_meta_read_footer(arena *a, const uint8_t *file, size_t file_len, pq_file_meta **out,
-                        sqe_error *err) {
-    *out = NULL;
+int pq_meta_check_ends(const uint8_t head[4], const uint8_t tail[8], uint64_t file_len,
+                       uint32_t *footer_len, sqe_error *err) {
+    *footer_len = 0;
     /* File layout (Parquet spec): "PAR1" <data> <FileMetaData> <len:u32 le> "PAR1";
      * encrypted files with an encrypted footer use "PARE" instead. */
-    if (!file || file_len < 12)
-        return err_set(err, SQE_ERR_INVALID_FILE, "Invalid Parquet file: too short (%zu bytes)",
-                       file_len);
-    const uint8_t *tail = file + file_len - 4;
-    if (memcmp(file, "PARE", 4) == 0 || memcmp(tail, "PARE", 4) == 0)
+    if (file_len < 12)
+        return err_set(err, SQE_ERR_INVALID_FILE, "Invalid Parquet file: too short (%llu bytes)",
+                       (unsigned long long)file_len);
+    if (memcmp(head, "PARE", 4) == 0 || memcmp(tail + 4, "PARE", 4) == 0)
         return err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: encrypted Parquet files");
-    if (memcmp(file, "PAR1", 4) != 0 || memcmp(tail, "PAR1", 4) != 0)
+    if (memcmp(head, "PAR1", 4) != 0 || memcmp(tail + 4, "PAR1", 4) != 0)
         return err_set(err, SQE_ERR_INVALID_FILE, "Invalid Parquet file: missing PAR1 magic");
-    size_t footer_len = le32(file + file_len - 8);
-    if (footer_len == 0 || footer_len > file_len - 12)
+    uint32_t len = le32(tail);
+    if (len == 0 || len > file_len - 12)
         return err_set(err, SQE_ERR_INVALID_FILE,
-                       "Invalid Parquet file: footer length %zu does not fit in %zu bytes",
-                       footer_len, file_len);
+                       "Invalid Parquet file: footer length %u does not fit in %llu bytes", len,
+                       (unsigned long long)file_len);
+    *footer_len = len;
+    return SQE_OK;
+}
+
+int pq_meta_decode_footer(arena *a, const uint8_t *footer, size_t footer_len, pq_file_meta **out,
+                          sqe_error *err) {
+    *out = NULL;
     pq_file_meta *fm;
-    SQE_TRY(pq_meta_decode_file_metadata(a, file + file_len - 8 - footer_len, footer_len, &fm,
-                                         err));
+    SQE_TRY(pq_meta_decode_file_metadata(a, footer, footer_len, &fm, err));
     if (fm->has_encryption_algorithm)
         return err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: encrypted Parquet files");
     *out = fm;
     return SQE_OK;
+}
+
+int pq_meta_read_footer(arena *a, const uint8_t *file, size_t file_len, pq_file_meta **out,
+                        sqe_error *err) {
+    *out = NULL;
+    if (!file || file_len < 12)
+        return err_set(err, SQE_ERR_INVALID_FILE, "Invalid Parquet file: too short (%zu bytes)",
+                       file_len);
+    uint32_t footer_len;
+    SQE_TRY(pq_meta_check_ends(file, file + file_len - 8, file_len, &footer_len, err));
+    return pq_meta_decode_footer(a, file + file_len - 8 - footer_len, footer_len, out, err);
 }

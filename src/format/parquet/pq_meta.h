@@ -315,4 +315,12 @@ int pq_meta_decode_page_header(arena *a, const uint8_t *buf, size_t len, pq_page
 int pq_meta_read_footer(arena *a, const uint8_t *file, size_t file_len, pq_file_meta **out,
                         sqe_error *err);
 
+/* The same in two steps, for readers that fetch byte ranges: checks the first 4 and the last 8
+ * bytes of a file of file_len bytes and returns the footer length (errors as above), then
+ * decodes the footer bytes (the footer_len bytes before the last 8). */
+int pq_meta_check_ends(const uint8_t head[4], const uint8_t tail[8], uint64_t file_len,
+                       uint32_t *footer_len, sqe_error *err);
+int pq_meta_decode_footer(arena *a, const uint8_t *footer, size_t footer_len, pq_file_meta **out,
+                          sqe_error *err);
+
 #endif

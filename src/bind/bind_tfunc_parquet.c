@@ -1,0 +1,615 @@
+/*
+ * bind_tfunc_parquet.c: the Parquet table functions: read_parquet('path or glob') (also a
+ * '.parquet' path used as a table), parquet_metadata('file') and parquet_schema('file').
+ *
+ * INTERFACE: bind_parquet_source (bind_int.h).
+ * NOTES
+ *   read_parquet opens every file's footer at bind time (through the footer cache): the first
+ *   file gives the schema, the others must have the same top-level columns by name with the
+ *   same types, and the row counts give the optimizer an exact estimate. Morsels are row groups
+ *   (file, group); each reader maps the projected columns to the file's own column indices.
+ *   parquet_metadata / parquet_schema build their rows at bind time and hand them out from
+ *   vectors (they are small: one row per column chunk / schema element).
+ */
+#include "bind/bind_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "format/parquet/pq_codec.h"
+#include "format/parquet/pq_reader.h"
+#include "io/io.h"
+
+/* ---- read_parquet ----------------------------------------------------------------------------- */
+
+typedef struct pq_morsel {
+    uint32_t file;
+    uint32_t group;
+} pq_morsel;
+
+typedef struct pq_source_state {
+    char **paths;
+    uint32_t n_paths;
+    pq_file **files;
+    uint32_t **col_map;          /* per file: source column -> file column */
+    pq_morsel *morsels;
+    uint32_t n_morsels;
+    mem_tracker *tracker;
+} pq_source_state;
+
+typedef struct pq_source_reader {
+    pq_rg_reader *rg;
+} pq_source_reader;
+
+static void pq_state_destroy(void *state) {
+    pq_source_state *st = state;
+    if (!st) return;
+    for (uint32_t f = 0; f < st->n_paths; f++) {
+        if (st->files) pq_file_release(st->files[f]);
+        if (st->col_map) free(st->col_map[f]);
+    }
+    free(st->files);
+    free(st->col_map);
+    io_paths_free(st->paths, st->n_paths);
+    free(st->morsels);
+    free(st);
+}
+
+static int pq_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels, sqe_error *err) {
+    pq_source_state *st = state;
+    (void)n_threads;
+    if (!st->morsels) {
+        uint64_t total = 0;
+        for (uint32_t f = 0; f < st->n_paths; f++) total += st->files[f]->meta->n_row_groups;
+        st->morsels = calloc(total ? total : 1, sizeof *st->morsels);
+        if (!st->morsels) return err_nomem(err, "Parquet morsels");
+        for (uint32_t f = 0; f < st->n_paths; f++)
+            for (uint32_t g = 0; g < st->files[f]->meta->n_row_groups; g++)
+                if (st->files[f]->meta->row_groups[g].num_rows > 0)
+                    st->morsels[st->n_morsels++] = (pq_morsel){f, g};
+    }
+    *n_morsels = st->n_morsels;
+    return SQE_OK;
+}
+
+static int pq_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
+                   void **reader, sqe_error *err) {
+    pq_source_state *st = state;
+    const pq_morsel *m = &st->morsels[morsel];
+    uint32_t *cols = malloc((n_columns ? n_columns : 1) * sizeof *cols);
+    pq_source_reader *r = calloc(1, sizeof *r);
+    if (!cols || !r) {
+        free(cols);
+        free(r);
+        return err_nomem(err, "Parquet reader");
+    }
+    for (uint32_t i = 0; i < n_columns; i++) cols[i] = st->col_map[m->file][columns[i]];
+    int rc = pq_rg_open(st->files[m->file], m->group, cols, n_columns, st->tracker, &r->rg, err);
+    free(cols);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    *reader = r;
+    return SQE_OK;
+}
+
+static int pq_next(void *reader, vec_chunk *out, sqe_error *err) {
+    pq_source_reader *r = reader;
+    return pq_rg_next(r->rg, out, err);
+}
+
+static void pq_close(void *reader) {
+    pq_source_reader *r = reader;
+    if (!r) return;
+    pq_rg_close(r->rg);
+    free(r);
+}
+
+/* Maps the first file's columns onto file f's by name; types must match. */
+static int map_columns(binder *b, const sql_relation *rel, pq_source_state *st, uint32_t f) {
+    const pq_schema *s0 = st->files[0]->schema, *sf = st->files[f]->schema;
+    st->col_map[f] = malloc((s0->n_columns ? s0->n_columns : 1) * sizeof(uint32_t));
+    BIND_CHECK(b, st->col_map[f]);
+    for (uint32_t c = 0; c < s0->n_columns; c++) {
+        const pq_node *want = s0->columns[c];
+        uint32_t found = UINT32_MAX;
+        if (f == 0) {
+            found = c;
+        } else {
+            for (uint32_t k = 0; k < sf->n_columns && found == UINT32_MAX; k++)
+                if (strcasecmp(sf->columns[k]->name, want->name) == 0) found = k;
+            if (found == UINT32_MAX)
+                return bind_error(b, SQE_ERR_INVALID_FILE, rel->line, rel->col,
+                                  "Parquet file %s has no column '%s' (found in %s)", st->paths[f],
+                                  want->name, st->paths[0]);
+            if (!type_equal(sf->columns[found]->type, want->type)) {
+                char t1[128], t2[128];
+                type_format(sf->columns[found]->type, t1, sizeof t1);
+                type_format(want->type, t2, sizeof t2);
+                return bind_error(b, SQE_ERR_INVALID_FILE, rel->line, rel->col,
+                                  "Parquet file %s has column '%s' of type %s, but %s has %s",
+                                  st->paths[f], want->name, t1, st->paths[0], t2);
+            }
+        }
+        st->col_map[f][c] = found;
+    }
+    return SQE_OK;
+}
+
+/* Opens the files of a path or glob (the caller positions errors). */
+static int open_files(binder *b, const sql_relation *rel, const char *path, pq_source_state *st) {
+    SQE_TRY(io_glob(path, &st->paths, &st->n_paths, b->err));
+    st->files = calloc(st->n_paths, sizeof *st->files);
+    st->col_map = calloc(st->n_paths, sizeof *st->col_map);
+    BIND_CHECK(b, st->files && st->col_map);
+    for (uint32_t f = 0; f < st->n_paths; f++) {
+        SQE_TRY(pq_file_open(st->paths[f], &st->files[f], b->err));
+        SQE_TRY(map_columns(b, rel, st, f));
+    }
+    return SQE_OK;
+}
+
+/* The plan node of a table function over src (columns named and typed by src). */
+static int tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names) {
+    uint32_t n = src->n_columns;
+    plan *p = plan_new(b->pctx, PLAN_TABLE_FUNC, 0, n);
+    BIND_CHECK(b, p);
+    p->u.tfunc.name = name;
+    p->u.tfunc.source = src;
+    p->u.tfunc.columns = ARENA_ARRAY(b->pctx->arena, uint32_t, n + 1);
+    const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
+    BIND_CHECK(b, p->u.tfunc.columns && nm);
+    for (uint32_t i = 0; i < n; i++) {
+        p->out[i].id = plan_new_col(b->pctx);
+        p->out[i].type = src->types[i];
+        p->out[i].name = src->names[i];
+        p->u.tfunc.columns[i] = i;
+        nm[i] = src->names[i];
+    }
+    p->est_rows = src->est_rows;
+    *out = p;
+    *names = nm;
+    return SQE_OK;
+}
+
+static int bind_read_parquet(binder *b, const sql_relation *rel, const char *path, plan **out,
+                             const char ***names) {
+    pq_source_state *st = calloc(1, sizeof *st);
+    if (!st) return bind_nomem(b);
+    st->tracker = b->pctx->tracker;
+    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
+    if (!src) {
+        pq_state_destroy(st);
+        return bind_nomem(b);
+    }
+    src->state = st;
+    src->destroy = pq_state_destroy;
+    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err)); /* destroys st on failure */
+    SQE_TRY(open_files(b, rel, path, st));
+    const pq_schema *s = st->files[0]->schema;
+    uint32_t n = s->n_columns;
+    const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
+    sqe_type *types = ARENA_ARRAY(b->pctx->arena, sqe_type, n + 1);
+    BIND_CHECK(b, nm && types);
+    double rows = 0;
+    for (uint32_t f = 0; f < st->n_paths; f++) rows += (double)st->files[f]->total_rows;
+    for (uint32_t i = 0; i < n; i++) {
+        nm[i] = arena_strdup(b->pctx->arena, s->columns[i]->name);
+        BIND_CHECK(b, nm[i]);
+        types[i] = s->columns[i]->type;
+    }
+    src->n_columns = n;
+    src->names = nm;
+    src->types = types;
+    src->est_rows = rows;
+    src->plan_morsels = pq_plan_morsels;
+    src->open = pq_open;
+    src->next = pq_next;
+    src->close = pq_close;
+    return tfunc_plan(b, "read_parquet", src, out, names);
+}
+
+/* ---- parquet_metadata / parquet_schema: rows built at bind time --------------------------- */
+
+typedef struct rows_state {
+    vec *cols;
+    uint32_t n_cols;
+    uint32_t n_rows;
+} rows_state;
+
+typedef struct rows_reader {
+    rows_state *st;
+    uint32_t pos;
+} rows_reader;
+
+static void rows_destroy(void *state) {
+    rows_state *st = state;
+    if (!st) return;
+    for (uint32_t i = 0; i < st->n_cols; i++) vec_destroy(&st->cols[i]);
+    free(st->cols);
+    free(st);
+}
+
+static int rows_next_cols(rows_reader *r, vec_chunk *out, const uint32_t *columns, sqe_error *err) {
+    uint32_t n = r->st->n_rows - r->pos;
+    if (n > out->capacity) n = out->capacity;
+    for (uint32_t i = 0; i < out->n_cols && n; i++)
+        SQE_TRY(vec_copy_rows(&out->cols[i], 0, &r->st->cols[columns ? columns[i] : i], r->pos, n, err));
+    r->pos += n;
+    out->count = n;
+    return SQE_OK;
+}
+
+/* The reader is created per projection: remember the projected columns. */
+typedef struct rows_reader_p {
+    rows_reader base;
+    uint32_t *columns;
+} rows_reader_p;
+
+static int rows_open_p(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
+                       void **reader, sqe_error *err) {
+    (void)morsel;
+    rows_reader_p *r = calloc(1, sizeof *r);
+    uint32_t *c = malloc((n_columns ? n_columns : 1) * sizeof *c);
+    if (!r || !c) {
+        free(r);
+        free(c);
+        return err_nomem(err, "table function");
+    }
+    memcpy(c, columns, n_columns * sizeof *c);
+    r->base.st = state;
+    r->columns = c;
+    *reader = r;
+    return SQE_OK;
+}
+
+static int rows_next_p(void *reader, vec_chunk *out, sqe_error *err) {
+    rows_reader_p *r = reader;
+    return rows_next_cols(&r->base, out, r->columns, err);
+}
+
+static void rows_close_p(void *reader) {
+    rows_reader_p *r = reader;
+    if (!r) return;
+    free(r->columns);
+    free(r);
+}
+
+/* Column builders for the metadata rows. */
+typedef struct rows_builder {
+    binder *b;
+    rows_state *st;
+    uint32_t row;
+} rows_builder;
+
+static int rb_reserve(rows_builder *rb) {
+    for (uint32_t i = 0; i < rb->st->n_cols; i++)
+        SQE_TRY(vec_reserve(&rb->st->cols[i], rb->row + 1, rb->b->err));
+    return SQE_OK;
+}
+static void rb_int(rows_builder *rb, uint32_t c, int64_t v) { VEC_DATA(&rb->st->cols[c], int64_t)[rb->row] = v; }
+static int rb_null(rows_builder *rb, uint32_t c) { return vec_set_null(&rb->st->cols[c], rb->row); }
+static int rb_str(rows_builder *rb, uint32_t c, const char *s) {
+    if (!s) return rb_null(rb, c);
+    bool ok = true;
+    VEC_DATA(&rb->st->cols[c], sqe_str)[rb->row] = vec_str_copy(&rb->st->cols[c], s, (uint32_t)strlen(s), &ok);
+    return ok ? SQE_OK : bind_nomem(rb->b);
+}
+
+static const char *physical_name(int t) {
+    static const char *names[] = {"BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE",
+                                  "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+    return t >= 0 && t < 8 ? names[t] : "UNKNOWN";
+}
+
+static const char *encoding_name(int e) {
+    switch (e) {
+    case PQ_ENC_PLAIN: return "PLAIN";
+    case PQ_ENC_PLAIN_DICTIONARY: return "PLAIN_DICTIONARY";
+    case PQ_ENC_RLE: return "RLE";
+    case PQ_ENC_BIT_PACKED: return "BIT_PACKED";
+    case PQ_ENC_DELTA_BINARY_PACKED: return "DELTA_BINARY_PACKED";
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY: return "DELTA_LENGTH_BYTE_ARRAY";
+    case PQ_ENC_DELTA_BYTE_ARRAY: return "DELTA_BYTE_ARRAY";
+    case PQ_ENC_RLE_DICTIONARY: return "RLE_DICTIONARY";
+    case PQ_ENC_BYTE_STREAM_SPLIT: return "BYTE_STREAM_SPLIT";
+    default: return "UNKNOWN";
+    }
+}
+
+typedef struct col_def {
+    const char *name;
+    type_id type;
+} col_def;
+
+static int rows_init(binder *b, rows_state **out, const col_def *defs, uint32_t n,
+                     plan_source **src_out) {
+    rows_state *st = calloc(1, sizeof *st);
+    if (!st) return bind_nomem(b);
+    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
+    if (!src) {
+        free(st);
+        return bind_nomem(b);
+    }
+    src->state = st;
+    src->destroy = rows_destroy;
+    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err));
+    st->cols = calloc(n, sizeof *st->cols);
+    BIND_CHECK(b, st->cols);
+    st->n_cols = n;
+    const char **names = ARENA_ARRAY(b->pctx->arena, const char *, n);
+    sqe_type *types = ARENA_ARRAY(b->pctx->arena, sqe_type, n);
+    BIND_CHECK(b, names && types);
+    for (uint32_t i = 0; i < n; i++) {
+        names[i] = defs[i].name;
+        types[i] = defs[i].type == TYPE_VARCHAR ? type_varchar(0) : type_make(defs[i].type);
+        SQE_TRY(vec_init(&st->cols[i], types[i], 64, b->pctx->tracker, b->err));
+    }
+    src->n_columns = n;
+    src->names = names;
+    src->types = types;
+    src->open = rows_open_p;
+    src->next = rows_next_p;
+    src->close = rows_close_p;
+    *out = st;
+    *src_out = src;
+    return SQE_OK;
+}
+
+static void stat_text(const pq_node *leaf, const uint8_t *p, size_t len, char *buf, size_t cap) {
+    buf[0] = 0;
+    if (!p) return;
+    int t = leaf->physical;
+    if ((t == PQ_TYPE_INT32 || t == PQ_TYPE_FLOAT) && len == 4) {
+        int32_t v;
+        float f;
+        memcpy(&v, p, 4);
+        memcpy(&f, p, 4);
+        if (t == PQ_TYPE_INT32)
+            snprintf(buf, cap, "%d", v);
+        else
+            snprintf(buf, cap, "%.9g", (double)f);
+    } else if ((t == PQ_TYPE_INT64 || t == PQ_TYPE_DOUBLE) && len == 8) {
+        int64_t v;
+        double d;
+        memcpy(&v, p, 8);
+        memcpy(&d, p, 8);
+        if (t == PQ_TYPE_INT64)
+            snprintf(buf, cap, "%lld", (long long)v);
+        else
+            snprintf(buf, cap, "%.17g", d);
+    } else if (t == PQ_TYPE_BOOLEAN && len >= 1) {
+        snprintf(buf, cap, "%s", p[0] ? "true" : "false");
+    } else if (leaf->type.id == TYPE_VARCHAR) {
+        size_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, p, n);
+        buf[n] = 0;
+    } else {
+        size_t o = 0;
+        for (size_t i = 0; i < len && o + 3 < cap; i++) o += (size_t)snprintf(buf + o, cap - o, "%02x", p[i]);
+    }
+}
+
+static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char *path, plan **out,
+                                 const char ***names) {
+    static const col_def defs[] = {
+        {"file_name", TYPE_VARCHAR}, {"row_group_id", TYPE_BIGINT}, {"row_group_num_rows", TYPE_BIGINT},
+        {"row_group_num_columns", TYPE_BIGINT}, {"row_group_bytes", TYPE_BIGINT}, {"column_id", TYPE_BIGINT},
+        {"file_offset", TYPE_BIGINT}, {"num_values", TYPE_BIGINT}, {"path_in_schema", TYPE_VARCHAR},
+        {"type", TYPE_VARCHAR}, {"stats_min", TYPE_VARCHAR}, {"stats_max", TYPE_VARCHAR},
+        {"stats_null_count", TYPE_BIGINT}, {"stats_distinct_count", TYPE_BIGINT},
+        {"stats_min_value", TYPE_VARCHAR}, {"stats_max_value", TYPE_VARCHAR}, {"compression", TYPE_VARCHAR},
+        {"encodings", TYPE_VARCHAR}, {"index_page_offset", TYPE_BIGINT},
+        {"dictionary_page_offset", TYPE_BIGINT}, {"data_page_offset", TYPE_BIGINT},
+        {"total_compressed_size", TYPE_BIGINT}, {"total_uncompressed_size", TYPE_BIGINT},
+        {"bloom_filter_offset", TYPE_BIGINT}, {"bloom_filter_length", TYPE_BIGINT},
+        {"has_column_index", TYPE_BOOLEAN}, {"has_offset_index", TYPE_BOOLEAN},
+    };
+    uint32_t nd = sizeof defs / sizeof defs[0];
+    rows_state *rs;
+    plan_source *src;
+    SQE_TRY(rows_init(b, &rs, defs, nd, &src));
+    char **paths;
+    uint32_t n_paths;
+    SQE_TRY(io_glob(path, &paths, &n_paths, b->err));
+    rows_builder rb = {b, rs, 0};
+    int rc = SQE_OK;
+    char buf[256];
+    for (uint32_t f = 0; f < n_paths && !rc; f++) {
+        pq_file *pf;
+        rc = pq_file_open(paths[f], &pf, b->err);
+        if (rc) break;
+        const pq_file_meta *m = pf->meta;
+        for (uint32_t g = 0; g < m->n_row_groups && !rc; g++) {
+            const pq_row_group *rg = &m->row_groups[g];
+            for (uint32_t c = 0; c < rg->n_columns && !rc; c++) {
+                const pq_column_chunk *cc = &rg->columns[c];
+                const pq_column_meta *cm = &cc->meta_data;
+                const pq_node *leaf = pf->schema->leaves[c];
+                if ((rc = rb_reserve(&rb))) break;
+                rc = rb_str(&rb, 0, paths[f]);
+                rb_int(&rb, 1, g);
+                rb_int(&rb, 2, rg->num_rows);
+                rb_int(&rb, 3, rg->n_columns);
+                rb_int(&rb, 4, rg->total_byte_size);
+                rb_int(&rb, 5, c);
+                rb_int(&rb, 6, cc->file_offset);
+                rb_int(&rb, 7, cm->num_values);
+                pq_node_path(leaf, buf, sizeof buf);
+                if (!rc) rc = rb_str(&rb, 8, buf);
+                if (!rc) rc = rb_str(&rb, 9, physical_name(cm->type));
+                const pq_statistics *s = &cm->statistics;
+                bool hs = cc->has_meta_data && cm->has_statistics;
+                stat_text(leaf, hs && s->has_min ? s->min : NULL, s->min_len, buf, sizeof buf);
+                if (!rc) rc = hs && s->has_min ? rb_str(&rb, 10, buf) : rb_null(&rb, 10);
+                stat_text(leaf, hs && s->has_max ? s->max : NULL, s->max_len, buf, sizeof buf);
+                if (!rc) rc = hs && s->has_max ? rb_str(&rb, 11, buf) : rb_null(&rb, 11);
+                if (hs && s->has_null_count) rb_int(&rb, 12, s->null_count);
+                else if (!rc) rc = rb_null(&rb, 12);
+                if (hs && s->has_distinct_count) rb_int(&rb, 13, s->distinct_count);
+                else if (!rc) rc = rb_null(&rb, 13);
+                stat_text(leaf, hs && s->has_min_value ? s->min_value : NULL, s->min_value_len, buf, sizeof buf);
+                if (!rc) rc = hs && s->has_min_value ? rb_str(&rb, 14, buf) : rb_null(&rb, 14);
+                stat_text(leaf, hs && s->has_max_value ? s->max_value : NULL, s->max_value_len, buf, sizeof buf);
+                if (!rc) rc = hs && s->has_max_value ? rb_str(&rb, 15, buf) : rb_null(&rb, 15);
+                if (!rc) rc = rb_str(&rb, 16, pq_codec_name(cm->codec));
+                size_t o = 0;
+                buf[0] = 0;
+                for (uint32_t e = 0; e < cm->n_encodings && o < sizeof buf - 32; e++)
+                    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", e ? ", " : "",
+                                          encoding_name(cm->encodings[e]));
+                if (!rc) rc = rb_str(&rb, 17, buf);
+                if (cm->has_index_page_offset) rb_int(&rb, 18, cm->index_page_offset);
+                else if (!rc) rc = rb_null(&rb, 18);
+                if (cm->has_dictionary_page_offset) rb_int(&rb, 19, cm->dictionary_page_offset);
+                else if (!rc) rc = rb_null(&rb, 19);
+                rb_int(&rb, 20, cm->data_page_offset);
+                rb_int(&rb, 21, cm->total_compressed_size);
+                rb_int(&rb, 22, cm->total_uncompressed_size);
+                if (cm->has_bloom_filter_offset) rb_int(&rb, 23, cm->bloom_filter_offset);
+                else if (!rc) rc = rb_null(&rb, 23);
+                if (cm->has_bloom_filter_length) rb_int(&rb, 24, cm->bloom_filter_length);
+                else if (!rc) rc = rb_null(&rb, 24);
+                VEC_DATA(&rs->cols[25], uint8_t)[rb.row] = cc->has_column_index;
+                VEC_DATA(&rs->cols[26], uint8_t)[rb.row] = cc->has_offset_index;
+                rb.row++;
+            }
+        }
+        pq_file_release(pf);
+    }
+    io_paths_free(paths, n_paths);
+    if (rc) return rc;
+    rs->n_rows = rb.row;
+    src->est_rows = rb.row;
+    (void)rel;
+    return tfunc_plan(b, "parquet_metadata", src, out, names);
+}
+
+static const char *repetition_name(const pq_schema_element *e) {
+    if (!e->has_repetition) return NULL;
+    switch (e->repetition_type) {
+    case PQ_REP_REQUIRED: return "REQUIRED";
+    case PQ_REP_OPTIONAL: return "OPTIONAL";
+    case PQ_REP_REPEATED: return "REPEATED";
+    default: return "UNKNOWN";
+    }
+}
+
+static const char *converted_name(int c) {
+    static const char *names[] = {"UTF8", "MAP", "MAP_KEY_VALUE", "LIST", "ENUM", "DECIMAL",
+                                  "DATE", "TIME_MILLIS", "TIME_MICROS", "TIMESTAMP_MILLIS",
+                                  "TIMESTAMP_MICROS", "UINT_8", "UINT_16", "UINT_32", "UINT_64",
+                                  "INT_8", "INT_16", "INT_32", "INT_64", "JSON", "BSON", "INTERVAL"};
+    return c >= 0 && c < 22 ? names[c] : "UNKNOWN";
+}
+
+static void logical_text(const pq_logical_type *l, char *buf, size_t cap) {
+    static const char *units[] = {"?", "MILLIS", "MICROS", "NANOS"};
+    const char *unit = l->unit >= 0 && l->unit <= 3 ? units[l->unit] : "?";
+    switch (l->kind) {
+    case PQ_LT_NONE: buf[0] = 0; break;
+    case PQ_LT_STRING: snprintf(buf, cap, "STRING"); break;
+    case PQ_LT_MAP: snprintf(buf, cap, "MAP"); break;
+    case PQ_LT_LIST: snprintf(buf, cap, "LIST"); break;
+    case PQ_LT_ENUM: snprintf(buf, cap, "ENUM"); break;
+    case PQ_LT_DECIMAL: snprintf(buf, cap, "DECIMAL(%d,%d)", l->precision, l->scale); break;
+    case PQ_LT_DATE: snprintf(buf, cap, "DATE"); break;
+    case PQ_LT_TIME: snprintf(buf, cap, "TIME(%s,%s)", unit, l->is_adjusted_to_utc ? "UTC" : "local"); break;
+    case PQ_LT_TIMESTAMP:
+        snprintf(buf, cap, "TIMESTAMP(%s,%s)", unit, l->is_adjusted_to_utc ? "UTC" : "local");
+        break;
+    case PQ_LT_INTEGER: snprintf(buf, cap, "INTEGER(%d,%s)", l->bit_width, l->is_signed ? "signed" : "unsigned"); break;
+    case PQ_LT_UNKNOWN: snprintf(buf, cap, "UNKNOWN"); break;
+    case PQ_LT_JSON: snprintf(buf, cap, "JSON"); break;
+    case PQ_LT_BSON: snprintf(buf, cap, "BSON"); break;
+    case PQ_LT_UUID: snprintf(buf, cap, "UUID"); break;
+    case PQ_LT_FLOAT16: snprintf(buf, cap, "FLOAT16"); break;
+    default: snprintf(buf, cap, "OTHER(%d)", l->raw_id); break;
+    }
+}
+
+static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *path, plan **out,
+                               const char ***names) {
+    static const col_def defs[] = {
+        {"file_name", TYPE_VARCHAR}, {"name", TYPE_VARCHAR}, {"type", TYPE_VARCHAR},
+        {"type_length", TYPE_BIGINT}, {"repetition_type", TYPE_VARCHAR}, {"num_children", TYPE_BIGINT},
+        {"converted_type", TYPE_VARCHAR}, {"scale", TYPE_BIGINT}, {"precision", TYPE_BIGINT},
+        {"field_id", TYPE_BIGINT}, {"logical_type", TYPE_VARCHAR}, {"sqe_type", TYPE_VARCHAR},
+    };
+    uint32_t nd = sizeof defs / sizeof defs[0];
+    rows_state *rs;
+    plan_source *src;
+    SQE_TRY(rows_init(b, &rs, defs, nd, &src));
+    char **paths;
+    uint32_t n_paths;
+    SQE_TRY(io_glob(path, &paths, &n_paths, b->err));
+    rows_builder rb = {b, rs, 0};
+    int rc = SQE_OK;
+    char buf[256];
+    for (uint32_t f = 0; f < n_paths && !rc; f++) {
+        pq_file *pf;
+        rc = pq_file_open(paths[f], &pf, b->err);
+        if (rc) break;
+        const pq_file_meta *m = pf->meta;
+        uint32_t leaf = 0;
+        for (uint32_t i = 0; i < m->n_schema && !rc; i++) {
+            const pq_schema_element *e = &m->schema[i];
+            if ((rc = rb_reserve(&rb))) break;
+            rc = rb_str(&rb, 0, paths[f]);
+            if (!rc) rc = rb_str(&rb, 1, e->name);
+            if (!rc) rc = e->has_type && i > 0 ? rb_str(&rb, 2, physical_name(e->type)) : rb_null(&rb, 2);
+            if (e->has_type_length) rb_int(&rb, 3, e->type_length);
+            else if (!rc) rc = rb_null(&rb, 3);
+            if (!rc) rc = rb_str(&rb, 4, repetition_name(e));
+            if (e->has_num_children) rb_int(&rb, 5, e->num_children);
+            else if (!rc) rc = rb_null(&rb, 5);
+            if (!rc) rc = e->has_converted_type ? rb_str(&rb, 6, converted_name(e->converted_type)) : rb_null(&rb, 6);
+            if (e->has_scale) rb_int(&rb, 7, e->scale);
+            else if (!rc) rc = rb_null(&rb, 7);
+            if (e->has_precision) rb_int(&rb, 8, e->precision);
+            else if (!rc) rc = rb_null(&rb, 8);
+            if (e->has_field_id) rb_int(&rb, 9, e->field_id);
+            else if (!rc) rc = rb_null(&rb, 9);
+            logical_text(&e->logical, buf, sizeof buf);
+            if (!rc) rc = buf[0] ? rb_str(&rb, 10, buf) : rb_null(&rb, 10);
+            bool is_leaf = i > 0 && e->has_type && !(e->has_num_children && e->num_children > 0);
+            if (is_leaf && leaf < pf->schema->n_leaves) {
+                const pq_node *ln = pf->schema->leaves[leaf++];
+                if (ln->unsupported)
+                    snprintf(buf, sizeof buf, "unsupported: %s", ln->unsupported);
+                else
+                    type_format(ln->type, buf, sizeof buf);
+                if (!rc) rc = rb_str(&rb, 11, buf);
+            } else if (!rc) {
+                rc = rb_null(&rb, 11);
+            }
+            rb.row++;
+        }
+        pq_file_release(pf);
+    }
+    io_paths_free(paths, n_paths);
+    if (rc) return rc;
+    rs->n_rows = rb.row;
+    src->est_rows = rb.row;
+    (void)rel;
+    return tfunc_plan(b, "parquet_schema", src, out, names);
+}
+
+int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
+                        plan **out, const char ***names) {
+    int rc;
+    if (strcmp(function, "parquet_metadata") == 0)
+        rc = bind_parquet_metadata(b, rel, path, out, names);
+    else if (strcmp(function, "parquet_schema") == 0)
+        rc = bind_parquet_schema(b, rel, path, out, names);
+    else
+        rc = bind_read_parquet(b, rel, path, out, names);
+    if (rc && b->err && b->err->line == 0) {
+        b->err->line = rel->line;
+        b->err->column = rel->col;
+    }
+    return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * pq_reader.h: reading Parquet files: the file handle with its decoded footer (cached), and the
+ * row-group reader that turns projected columns of one row group into vector chunks.
+ *
+ * Typical use:
+ *   pq_file *f;  pq_file_open(path, &f, err);           -> f->meta, f->schema (shared, cached)
+ *   for each row group g (a morsel):
+ *     pq_rg_reader *r;  pq_rg_open(f, g, cols, n_cols, tracker, &r, err);
+ *     while (pq_rg_next(r, chunk, err) == SQE_OK && chunk->count > 0) ...
+ *     pq_rg_close(r);
+ *   pq_file_release(f);
+ *
+ * The footer cache is keyed by path, size and version (mtime), so a changed file is re-read;
+ * entries are shared between queries and threads (reference counted) and evicted least recently
+ * used beyond a byte budget.
+ */
+#ifndef SQE_FORMAT_PARQUET_PQ_READER_H
+#define SQE_FORMAT_PARQUET_PQ_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/mem.h"
+#include "format/parquet/pq_meta.h"
+#include "format/parquet/pq_schema.h"
+#include "io/io.h"
+#include "vec/vec.h"
+
+typedef struct pq_file {
+    char *path;
+    uint64_t size;
+    int64_t version;
+    pq_file_meta *meta;
+    pq_schema *schema;
+    uint64_t total_rows;         /* sum of the row groups' num_rows */
+    /* private */
+    arena a;
+    size_t footer_bytes;
+    _Atomic int refs;
+} pq_file;
+
+/* Opens path (through the footer cache). On success *out holds a reference the caller drops
+ * with pq_file_release. Errors: those of io_open, INVALID_FILE, NOT_SUPPORTED (encrypted). */
+int pq_file_open(const char *path, pq_file **out, sqe_error *err);
+void pq_file_release(pq_file *f);
+/* Empties the footer cache (entries in use stay alive until released). */
+void pq_file_cache_clear(void);
+
+typedef struct pq_rg_reader pq_rg_reader;
+
+/* Opens row group g of f for the given top-level columns (indices into f->schema->columns;
+ * the chunk filled by pq_rg_next has these columns in this order). Reads the projected column
+ * chunks' byte ranges (coalesced) from the file. Columns with an unsupported type fail here with
+ * NOT_SUPPORTED. f must outlive the reader. */
+int pq_rg_open(pq_file *f, uint32_t g, const uint32_t *columns, uint32_t n_columns,
+               mem_tracker *tracker, pq_rg_reader **out, sqe_error *err);
+/* Fills out (created for the projected types) with the next up to out->capacity rows;
+ * out->count == 0 at the end. Values stay valid until the next call or pq_rg_close. */
+int pq_rg_next(pq_rg_reader *r, vec_chunk *out, sqe_error *err);
+void pq_rg_close(pq_rg_reader *r);
+
+#endif

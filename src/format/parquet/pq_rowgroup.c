@@ -1,0 +1,202 @@
+/*
+ * pq_rowgroup.c: the row-group reader (pq_rg_open / pq_rg_next / pq_rg_close, pq_reader.h).
+ *
+ * INTERFACE: pq_rg_open, pq_rg_next, pq_rg_close.
+ * NOTES
+ *   IO: the byte ranges of the projected leaves' column chunks are sorted and coalesced (gaps up
+ *   to COALESCE_GAP are read through) into a few large reads, one buffer each; column readers
+ *   borrow their chunk from those buffers for the life of the row-group reader.
+ *   Top-level leaves without repetition are read by pq_column_read_flat; nested columns
+ *   (structs, lists, maps) go through the record assembler (pq_assemble.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/parquet/pq_assemble.h"
+#include "format/parquet/pq_column.h"
+#include "format/parquet/pq_reader.h"
+
+#define COALESCE_GAP ((uint64_t)1 << 20)
+
+typedef struct byte_range {
+    uint64_t start, len;
+    uint32_t leaf;
+} byte_range;
+
+struct pq_rg_reader {
+    pq_file *f;
+    uint32_t g;
+    mem_tracker *tracker;
+    uint32_t n_cols;
+    const pq_node **cols;
+    pq_column_reader **readers;  /* per leaf of the file; NULL when not projected */
+    pq_assembler **assemblers;   /* per projected column; NULL for flat leaves */
+    uint8_t **bufs;
+    uint32_t n_bufs;
+    int64_t rows_left;
+};
+
+void pq_rg_close(pq_rg_reader *r) {
+    if (!r) return;
+    if (r->assemblers)
+        for (uint32_t i = 0; i < r->n_cols; i++) pq_assemble_close(r->assemblers[i]);
+    if (r->readers)
+        for (uint32_t i = 0; i < r->f->schema->n_leaves; i++) pq_column_close(r->readers[i]);
+    for (uint32_t i = 0; i < r->n_bufs; i++) mem_free(r->tracker, r->bufs[i]);
+    free(r->bufs);
+    free(r->readers);
+    free(r->assemblers);
+    free(r->cols);
+    free(r);
+}
+
+static int cmp_range(const void *a, const void *b) {
+    const byte_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The byte range of a column chunk, checked against the file. */
+static int chunk_range(pq_rg_reader *r, uint32_t leaf, byte_range *out, sqe_error *err) {
+    const pq_column_chunk *cc = &r->f->meta->row_groups[r->g].columns[leaf];
+    char path[256];
+    pq_node_path(r->f->schema->leaves[leaf], path, sizeof path);
+    if (cc->has_crypto_metadata)
+        return err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: encrypted Parquet columns (file %s, column %s)",
+                       r->f->path, path);
+    if (cc->file_path)
+        return err_set(err, SQE_ERR_NOT_SUPPORTED,
+                       "unsupported: Parquet column chunks stored in another file (file %s, column %s)",
+                       r->f->path, path);
+    if (!cc->has_meta_data)
+        return err_set(err, SQE_ERR_INVALID_FILE,
+                       "Invalid Parquet file %s: column %s has no metadata in row group %u",
+                       r->f->path, path, r->g);
+    const pq_column_meta *cm = &cc->meta_data;
+    int64_t start = cm->data_page_offset;
+    if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+        cm->dictionary_page_offset < start)
+        start = cm->dictionary_page_offset;
+    int64_t len = cm->total_compressed_size;
+    if (start < 4 || len < 0 || (uint64_t)start > r->f->size || (uint64_t)len > r->f->size - (uint64_t)start)
+        return err_set(err, SQE_ERR_INVALID_FILE,
+                       "Invalid Parquet file %s: column %s of row group %u lies outside the file",
+                       r->f->path, path, r->g);
+    *out = (byte_range){(uint64_t)start, (uint64_t)len, leaf};
+    return SQE_OK;
+}
+
+static void mark_leaves(const pq_node *n, bool *used) {
+    if (n->kind == PQ_NODE_LEAF) {
+        used[n->leaf] = true;
+        return;
+    }
+    for (uint32_t i = 0; i < n->n_children; i++) mark_leaves(n->children[i], used);
+}
+
+static bool is_flat(const pq_node *n) { return n->kind == PQ_NODE_LEAF && n->max_rep == 0 && !n->parent; }
+
+static int read_chunks(pq_rg_reader *r, const bool *used, sqe_error *err) {
+    const pq_schema *s = r->f->schema;
+    byte_range *ranges = calloc(s->n_leaves ? s->n_leaves : 1, sizeof *ranges);
+    if (!ranges) return err_nomem(err, "Parquet ranges");
+    uint32_t n = 0;
+    int rc = SQE_OK;
+    for (uint32_t l = 0; l < s->n_leaves && !rc; l++)
+        if (used[l]) rc = chunk_range(r, l, &ranges[n++], err);
+    if (!rc) qsort(ranges, n, sizeof *ranges, cmp_range);
+    r->bufs = calloc(n ? n : 1, sizeof *r->bufs);
+    if (!rc && !r->bufs) rc = err_nomem(err, "Parquet buffers");
+    io_file *io = NULL;
+    if (!rc && n) rc = io_open(r->f->path, &io, err);
+    if (!rc && io && (io_size(io) != r->f->size || io_version(io) != r->f->version))
+        rc = err_set(err, SQE_ERR_IO_ERROR, "File %s changed while it was being read", r->f->path);
+    for (uint32_t i = 0; i < n && !rc;) {
+        uint64_t start = ranges[i].start, end = start + ranges[i].len;
+        uint32_t j = i + 1;
+        while (j < n && ranges[j].start <= end + COALESCE_GAP) {
+            uint64_t e = ranges[j].start + ranges[j].len;
+            if (e > end) end = e;
+            j++;
+        }
+        uint8_t *buf = mem_alloc(r->tracker, end - start ? end - start : 1, err);
+        if (!buf) {
+            rc = err ? err->code : SQE_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        r->bufs[r->n_bufs++] = buf;
+        rc = io_read(io, start, end - start, buf, err);
+        for (uint32_t k = i; k < j && !rc; k++) {
+            const pq_column_chunk *cc = &r->f->meta->row_groups[r->g].columns[ranges[k].leaf];
+            rc = pq_column_open(s->leaves[ranges[k].leaf], &cc->meta_data, buf + (ranges[k].start - start),
+                                ranges[k].len, r->f->path, r->tracker, &r->readers[ranges[k].leaf], err);
+        }
+        i = j;
+    }
+    io_close(io);
+    free(ranges);
+    return rc;
+}
+
+int pq_rg_open(pq_file *f, uint32_t g, const uint32_t *columns, uint32_t n_columns,
+               mem_tracker *tracker, pq_rg_reader **out, sqe_error *err) {
+    *out = NULL;
+    if (g >= f->meta->n_row_groups)
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "row group %u out of range", g);
+    pq_rg_reader *r = calloc(1, sizeof *r);
+    if (!r) return err_nomem(err, "Parquet reader");
+    r->f = f;
+    r->g = g;
+    r->tracker = tracker;
+    r->n_cols = n_columns;
+    r->rows_left = f->meta->row_groups[g].num_rows;
+    const pq_schema *s = f->schema;
+    r->cols = calloc(n_columns ? n_columns : 1, sizeof *r->cols);
+    r->readers = calloc(s->n_leaves ? s->n_leaves : 1, sizeof *r->readers);
+    r->assemblers = calloc(n_columns ? n_columns : 1, sizeof *r->assemblers);
+    bool *used = calloc(s->n_leaves ? s->n_leaves : 1, sizeof *used);
+    int rc = r->cols && r->readers && r->assemblers && used ? SQE_OK : err_nomem(err, "Parquet reader");
+    for (uint32_t i = 0; i < n_columns && !rc; i++) {
+        if (columns[i] >= s->n_columns) {
+            rc = err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "Parquet column %u out of range", columns[i]);
+            break;
+        }
+        const pq_node *c = s->columns[columns[i]];
+        if (c->unsupported) {
+            rc = err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: %s (file %s, column %s)",
+                         c->unsupported, f->path, c->name);
+            break;
+        }
+        r->cols[i] = c;
+        mark_leaves(c, used);
+    }
+    if (!rc) rc = read_chunks(r, used, err);
+    for (uint32_t i = 0; i < n_columns && !rc; i++)
+        if (!is_flat(r->cols[i]))
+            rc = pq_assemble_open(r->cols[i], r->readers, f->path, tracker, &r->assemblers[i], err);
+    free(used);
+    if (rc) {
+        pq_rg_close(r);
+        return rc;
+    }
+    *out = r;
+    return SQE_OK;
+}
+
+int pq_rg_next(pq_rg_reader *r, vec_chunk *out, sqe_error *err) {
+    out->count = 0;
+    if (r->rows_left <= 0) return SQE_OK;
+    uint32_t n = out->capacity;
+    if ((int64_t)n > r->rows_left) n = (uint32_t)r->rows_left;
+    for (uint32_t l = 0; l < r->f->schema->n_leaves; l++)
+        if (r->readers[l]) pq_column_batch_begin(r->readers[l]);
+    for (uint32_t i = 0; i < r->n_cols; i++) {
+        if (r->assemblers[i])
+            SQE_TRY(pq_assemble_next(r->assemblers[i], &out->cols[i], n, err));
+        else
+            SQE_TRY(pq_column_read_flat(r->readers[r->cols[i]->leaf], &out->cols[i], n, err));
+    }
+    r->rows_left -= n;
+    out->count = n;
+    return SQE_OK;
+}

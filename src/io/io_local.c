@@ -1,0 +1,157 @@
+/*
+ * io_local.c: io_file over local files (pread), and glob expansion.
+ *
+ * INTERFACE: io_open, io_close, io_size, io_version, io_path, io_read, io_glob, io_paths_free.
+ * NOTES: glob(3) without GLOB_NOCHECK, sorted, GLOB_MARK to drop directories; "**" has no
+ * special meaning. Reads retry on EINTR and short reads.
+ */
+#include "io/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct io_file {
+    int fd;
+    uint64_t size;
+    int64_t version;
+    char *path;
+};
+
+static int open_error(const char *path, int e, sqe_error *err) {
+    if (e == ENOENT || e == ENOTDIR) return err_set(err, SQE_ERR_NOT_FOUND, "File not found: %s", path);
+    if (e == EACCES || e == EPERM)
+        return err_set(err, SQE_ERR_PERMISSION_DENIED, "Permission denied: %s", path);
+    return err_set(err, SQE_ERR_IO_ERROR, "Cannot open %s: %s", path, strerror(e));
+}
+
+int io_open(const char *path, io_file **out, sqe_error *err) {
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return open_error(path, errno, err);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return open_error(path, e, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return err_set(err, SQE_ERR_IO_ERROR, "%s is a directory", path);
+    }
+    io_file *f = calloc(1, sizeof *f);
+    char *p = strdup(path);
+    if (!f || !p) {
+        free(f);
+        free(p);
+        close(fd);
+        return err_nomem(err, "file handle");
+    }
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    f->version = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    f->path = p;
+    *out = f;
+    return SQE_OK;
+}
+
+void io_close(io_file *f) {
+    if (!f) return;
+    close(f->fd);
+    free(f->path);
+    free(f);
+}
+
+uint64_t io_size(const io_file *f) { return f->size; }
+int64_t io_version(const io_file *f) { return f->version; }
+const char *io_path(const io_file *f) { return f->path; }
+
+int io_read(io_file *f, uint64_t off, size_t len, void *buf, sqe_error *err) {
+    uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t n = pread(f->fd, p, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return err_set(err, SQE_ERR_IO_ERROR, "Cannot read %s: %s", f->path, strerror(errno));
+        }
+        if (n == 0)
+            return err_set(err, SQE_ERR_IO_ERROR,
+                           "Cannot read %s: unexpected end of file (did it change while reading?)",
+                           f->path);
+        p += n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return SQE_OK;
+}
+
+void io_paths_free(char **paths, uint32_t n_paths) {
+    if (!paths) return;
+    for (uint32_t i = 0; i < n_paths; i++) free(paths[i]);
+    free(paths);
+}
+
+static int has_wildcards(const char *s) {
+    for (; *s; s++)
+        if (*s == '*' || *s == '?' || *s == '[') return 1;
+    return 0;
+}
+
+int io_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *err) {
+    *paths = NULL;
+    *n_paths = 0;
+    if (!has_wildcards(pattern)) {
+        char **one = malloc(sizeof(char *));
+        if (!one) return err_nomem(err, "file list");
+        one[0] = strdup(pattern);
+        if (!one[0]) {
+            free(one);
+            return err_nomem(err, "file list");
+        }
+        *paths = one;
+        *n_paths = 1;
+        return SQE_OK;
+    }
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int grc = glob(pattern, GLOB_MARK, NULL, &g);
+    if (grc == GLOB_NOSPACE) {
+        globfree(&g);
+        return err_nomem(err, "glob");
+    }
+    if (grc != 0 && grc != GLOB_NOMATCH) {
+        globfree(&g);
+        return err_set(err, SQE_ERR_IO_ERROR, "Cannot list the files that match '%s'", pattern);
+    }
+    uint32_t n = 0;
+    char **list = grc == 0 ? calloc(g.gl_pathc ? g.gl_pathc : 1, sizeof(char *)) : NULL;
+    if (grc == 0 && !list) {
+        globfree(&g);
+        return err_nomem(err, "file list");
+    }
+    for (size_t i = 0; grc == 0 && i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        size_t len = strlen(p);
+        if (len && p[len - 1] == '/') continue; /* a directory */
+        list[n] = strdup(p);
+        if (!list[n]) {
+            io_paths_free(list, n);
+            globfree(&g);
+            return err_nomem(err, "file list");
+        }
+        n++;
+    }
+    globfree(&g);
+    if (n == 0) {
+        free(list);
+        return err_set(err, SQE_ERR_NOT_FOUND, "No files found that match the pattern '%s'",
+                       pattern);
+    }
+    *paths = list;
+    *n_paths = n;
+    return SQE_OK;
+}
