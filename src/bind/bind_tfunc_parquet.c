@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "format/parquet/pq_codec.h"
+#include "format/parquet/pq_prune.h"
 #include "format/parquet/pq_reader.h"
 #include "io/io.h"
 
@@ -29,6 +30,14 @@ typedef struct pq_morsel {
     uint32_t group;
 } pq_morsel;
 
+/* A pushed-down conjunct `source column <op> constants` used for row-group pruning. */
+typedef struct pq_source_pred {
+    uint32_t column;             /* source column */
+    pq_pred_op op;
+    vec values;                  /* owned; n_values rows (none for IS [NOT] NULL) */
+    uint32_t n_values;
+} pq_source_pred;
+
 typedef struct pq_source_state {
     char **paths;
     uint32_t n_paths;
@@ -37,6 +46,10 @@ typedef struct pq_source_state {
     pq_morsel *morsels;
     uint32_t n_morsels;
     mem_tracker *tracker;
+    pq_source_pred *preds;
+    uint32_t n_preds;
+    double *ndv;                 /* per source column: cached estimate, 0 = not computed */
+    uint64_t groups_total, groups_pruned;
 } pq_source_state;
 
 typedef struct pq_source_reader {
@@ -52,9 +65,110 @@ static void pq_state_destroy(void *state) {
     }
     free(st->files);
     free(st->col_map);
+    for (uint32_t i = 0; i < st->n_preds; i++) vec_destroy(&st->preds[i].values);
+    free(st->preds);
+    free(st->ndv);
     io_paths_free(st->paths, st->n_paths);
     free(st->morsels);
     free(st);
+}
+
+/* Source column of a column reference in the filter, or UINT32_MAX. */
+static uint32_t filter_column(const bexpr *e, const plan_col_id *col_ids, const uint32_t *columns,
+                              uint32_t n) {
+    if (e->kind != BEXPR_COLUMN) return UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (col_ids[i] == e->u.col) return columns[i];
+    return UINT32_MAX;
+}
+
+static bool is_plain_const(const bexpr *e) {
+    return e->kind == BEXPR_CONST && !vec_is_null(e->u.constant, 0);
+}
+
+static int add_pred(pq_source_state *st, uint32_t column, pq_pred_op op, const bexpr *const *consts,
+                    uint32_t n_consts, sqe_error *err) {
+    pq_source_pred *grown = realloc(st->preds, (st->n_preds + 1) * sizeof *grown);
+    if (!grown) return err_nomem(err, "Parquet filter");
+    st->preds = grown;
+    pq_source_pred *p = &st->preds[st->n_preds];
+    memset(p, 0, sizeof *p);
+    p->column = column;
+    p->op = op;
+    sqe_type t = n_consts ? consts[0]->type : type_make(TYPE_BOOLEAN);
+    SQE_TRY(vec_init(&p->values, t, n_consts ? n_consts : 1, st->tracker, err));
+    st->n_preds++;
+    for (uint32_t i = 0; i < n_consts; i++) {
+        if (!type_equal(consts[i]->type, t)) return SQE_OK; /* mixed types: keep it unusable */
+        SQE_TRY(vec_copy_row(&p->values, i, consts[i]->u.constant, 0, err));
+    }
+    p->n_values = n_consts;
+    return SQE_OK;
+}
+
+/* Collects the conjuncts the statistics can judge: column <cmp> constant (either side), column
+ * IN (constants), column IS [NOT] NULL. Everything else is left to the executor. */
+static int collect_preds(pq_source_state *st, const bexpr *e, const plan_col_id *col_ids,
+                         const uint32_t *columns, uint32_t n, sqe_error *err) {
+    if (e->kind == BEXPR_AND) {
+        for (uint32_t i = 0; i < e->n_args; i++)
+            SQE_TRY(collect_preds(st, e->args[i], col_ids, columns, n, err));
+        return SQE_OK;
+    }
+    if ((e->kind == BEXPR_IS_NULL || e->kind == BEXPR_IS_NOT_NULL) && e->n_args == 1) {
+        uint32_t c = filter_column(e->args[0], col_ids, columns, n);
+        if (c != UINT32_MAX)
+            return add_pred(st, c, e->kind == BEXPR_IS_NULL ? PQ_PRED_IS_NULL : PQ_PRED_IS_NOT_NULL,
+                            NULL, 0, err);
+        return SQE_OK;
+    }
+    if (e->kind == BEXPR_IN_LIST && e->n_args >= 2) {
+        uint32_t c = filter_column(e->args[0], col_ids, columns, n);
+        if (c == UINT32_MAX) return SQE_OK;
+        for (uint32_t i = 1; i < e->n_args; i++)
+            if (!is_plain_const(e->args[i])) return SQE_OK;
+        return add_pred(st, c, PQ_PRED_IN, (const bexpr *const *)e->args + 1, e->n_args - 1, err);
+    }
+    if (e->kind != BEXPR_CALL || e->n_args != 2 || !e->u.call.name) return SQE_OK;
+    static const struct {
+        const char *name;
+        pq_pred_op op, flipped;
+    } ops[] = {{"$eq", PQ_PRED_EQ, PQ_PRED_EQ}, {"$lt", PQ_PRED_LT, PQ_PRED_GT},
+               {"$le", PQ_PRED_LE, PQ_PRED_GE}, {"$gt", PQ_PRED_GT, PQ_PRED_LT},
+               {"$ge", PQ_PRED_GE, PQ_PRED_LE}};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        if (strcmp(e->u.call.name, ops[k].name) != 0) continue;
+        uint32_t c = filter_column(e->args[0], col_ids, columns, n);
+        if (c != UINT32_MAX && is_plain_const(e->args[1]))
+            return add_pred(st, c, ops[k].op, (const bexpr *const *)&e->args[1], 1, err);
+        c = filter_column(e->args[1], col_ids, columns, n);
+        if (c != UINT32_MAX && is_plain_const(e->args[0]))
+            return add_pred(st, c, ops[k].flipped, (const bexpr *const *)&e->args[0], 1, err);
+        return SQE_OK;
+    }
+    return SQE_OK;
+}
+
+static int pq_set_filter(void *state, const bexpr *filter, const plan_col_id *col_ids,
+                         const uint32_t *columns, uint32_t n, sqe_error *err) {
+    pq_source_state *st = state;
+    return collect_preds(st, filter, col_ids, columns, n, err);
+}
+
+/* May row group g of file f hold rows that pass every collected predicate? */
+static bool group_may_match(const pq_source_state *st, uint32_t f, uint32_t g) {
+    const pq_file *file = st->files[f];
+    const pq_row_group *rg = &file->meta->row_groups[g];
+    for (uint32_t i = 0; i < st->n_preds; i++) {
+        const pq_source_pred *sp = &st->preds[i];
+        const pq_node *leaf = file->schema->columns[st->col_map[f][sp->column]];
+        if (leaf->kind != PQ_NODE_LEAF || leaf->max_rep != 0 || leaf->parent) continue;
+        bool null_test = sp->op == PQ_PRED_IS_NULL || sp->op == PQ_PRED_IS_NOT_NULL;
+        if (!null_test && (sp->n_values == 0 || !type_equal(sp->values.type, leaf->type))) continue;
+        pq_predicate p = {leaf, sp->op, &sp->values, sp->n_values};
+        if (!pq_stats_may_match(file->meta, &rg->columns[leaf->leaf], &p)) return false;
+    }
+    return true;
 }
 
 static int pq_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels, sqe_error *err) {
@@ -65,13 +179,84 @@ static int pq_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels,
         for (uint32_t f = 0; f < st->n_paths; f++) total += st->files[f]->meta->n_row_groups;
         st->morsels = calloc(total ? total : 1, sizeof *st->morsels);
         if (!st->morsels) return err_nomem(err, "Parquet morsels");
+        st->groups_total = total;
         for (uint32_t f = 0; f < st->n_paths; f++)
-            for (uint32_t g = 0; g < st->files[f]->meta->n_row_groups; g++)
-                if (st->files[f]->meta->row_groups[g].num_rows > 0)
-                    st->morsels[st->n_morsels++] = (pq_morsel){f, g};
+            for (uint32_t g = 0; g < st->files[f]->meta->n_row_groups; g++) {
+                if (st->files[f]->meta->row_groups[g].num_rows <= 0) continue;
+                if (!group_may_match(st, f, g)) {
+                    st->groups_pruned++;
+                    continue;
+                }
+                st->morsels[st->n_morsels++] = (pq_morsel){f, g};
+            }
     }
     *n_morsels = st->n_morsels;
     return SQE_OK;
+}
+
+/* Distinct values of a source column, estimated from metadata: the value range of integer-like
+ * columns (from the row groups' statistics), the dictionary size of low-cardinality dictionary
+ * columns (from the first row group's dictionary page header). Unknown otherwise. */
+static double estimate_ndv(const pq_source_state *st, uint32_t column) {
+    double total_rows = 0;
+    for (uint32_t f = 0; f < st->n_paths; f++) total_rows += (double)st->files[f]->total_rows;
+    const pq_file *f0 = st->files[0];
+    const pq_node *leaf = f0->schema->columns[st->col_map[0][column]];
+    if (leaf->kind != PQ_NODE_LEAF || leaf->max_rep || leaf->parent || leaf->unsupported) return -1;
+    size_t w = type_physical_size(leaf->type);
+    bool integer_like = (type_is_integer(leaf->type) || leaf->type.id == TYPE_DATE ||
+                         (leaf->type.id == TYPE_DECIMAL && !type_decimal_is_long(leaf->type))) &&
+                        (w == 1 || w == 2 || w == 4 || w == 8);
+    if (integer_like) {
+        double lo = 0, hi = 0;
+        bool any = false;
+        for (uint32_t f = 0; f < st->n_paths; f++) {
+            const pq_file *file = st->files[f];
+            const pq_node *l = file->schema->columns[st->col_map[f][column]];
+            for (uint32_t g = 0; g < file->meta->n_row_groups; g++) {
+                int64_t mn = 0, mx = 0;
+                uint8_t bmin[16], bmax[16];
+                if (!pq_stats_min_max(file->meta, &file->meta->row_groups[g].columns[l->leaf], l, bmin, bmax))
+                    return -1;
+                switch (w) {
+                case 1: mn = (int8_t)bmin[0]; mx = (int8_t)bmax[0]; break;
+                case 2: { int16_t a, b; memcpy(&a, bmin, 2); memcpy(&b, bmax, 2); mn = a; mx = b; break; }
+                case 4: { int32_t a, b; memcpy(&a, bmin, 4); memcpy(&b, bmax, 4); mn = a; mx = b; break; }
+                default: memcpy(&mn, bmin, 8); memcpy(&mx, bmax, 8); break;
+                }
+                if (!any || (double)mn < lo) lo = (double)mn;
+                if (!any || (double)mx > hi) hi = (double)mx;
+                any = true;
+            }
+        }
+        if (!any) return -1;
+        double range = hi - lo + 1;
+        return range < total_rows ? range : total_rows;
+    }
+    if (type_is_string(leaf->type) && f0->meta->n_row_groups > 0) {
+        int64_t dict = pq_file_dictionary_size(f0, 0, leaf->leaf);
+        double rg_rows = (double)f0->meta->row_groups[0].num_rows;
+        if (dict > 0 && (double)dict * 4 < rg_rows) return (double)dict;
+    }
+    return -1;
+}
+
+static double pq_column_ndv(void *state, uint32_t column) {
+    pq_source_state *st = state;
+    if (!st->ndv) {
+        uint32_t n = st->files[0]->schema->n_columns;
+        st->ndv = calloc(n ? n : 1, sizeof *st->ndv);
+        if (!st->ndv) return -1;
+    }
+    if (st->ndv[column] == 0) st->ndv[column] = estimate_ndv(st, column);
+    return st->ndv[column];
+}
+
+static void pq_describe(void *state, char *buf, size_t len) {
+    pq_source_state *st = state;
+    snprintf(buf, len, "files: %u  row groups: %llu of %llu", st->n_paths,
+             (unsigned long long)(st->groups_total - st->groups_pruned),
+             (unsigned long long)st->groups_total);
 }
 
 static int pq_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
@@ -205,6 +390,9 @@ static int bind_read_parquet(binder *b, const sql_relation *rel, const char *pat
     src->names = nm;
     src->types = types;
     src->est_rows = rows;
+    src->set_filter = pq_set_filter;
+    src->describe = pq_describe;
+    src->column_ndv = pq_column_ndv;
     src->plan_morsels = pq_plan_morsels;
     src->open = pq_open;
     src->next = pq_next;

@@ -8,7 +8,9 @@
  * pushed-down filter is still applied here: the reader then fills a private chunk and the
  * output becomes views of its surviving rows.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/ops.h"
 
@@ -17,6 +19,8 @@ typedef struct tfunc_impl {
     const uint32_t *columns;
     uint32_t n_cols;
     exec_expr *filter;
+    const bexpr *filter_expr;    /* for the source's set_filter */
+    plan_col_id *col_ids;
 } tfunc_impl;
 
 typedef struct tfunc_g {
@@ -38,13 +42,23 @@ static int tfunc_init(exec_op *op, void **gstate, sqe_error *err) {
     if (!g) return err_nomem(err, "table function");
     atomic_init(&g->next, 0);
     int rc = SQE_OK;
-    if (t->src->plan_morsels)
+    if (t->filter_expr && t->src->set_filter)
+        rc = t->src->set_filter(t->src->state, t->filter_expr, t->col_ids, t->columns, t->n_cols, err);
+    if (rc == SQE_OK && t->src->plan_morsels)
         rc = t->src->plan_morsels(t->src->state, op->qctx->threads, &g->n_morsels, err);
     else
         g->n_morsels = 1;
     if (rc != SQE_OK) {
         free(g);
         return rc;
+    }
+    if (t->src->describe) {
+        char note[96];
+        note[0] = 0;
+        t->src->describe(t->src->state, note, sizeof note);
+        size_t len = strlen(op->detail);
+        if (note[0] && len + 3 < sizeof op->detail)
+            snprintf(op->detail + len, sizeof op->detail - len, "%s%s", len ? "  " : "", note);
     }
     *gstate = g;
     return SQE_OK;
@@ -149,6 +163,10 @@ int exec_op_table_func_create(exec_query_ctx *qctx, const plan *p, exec_op **out
     t->columns = p->u.tfunc.columns;
     t->n_cols = p->n_out;
     if (p->u.tfunc.filter) {
+        t->filter_expr = p->u.tfunc.filter;
+        t->col_ids = ARENA_ARRAY(qctx->arena, plan_col_id, p->n_out + 1);
+        if (!t->col_ids) return err_nomem(err, "operator");
+        for (uint32_t i = 0; i < p->n_out; i++) t->col_ids[i] = p->out[i].id;
         exec_layout lay = exec_layout_of(p);
         SQE_TRY(exec_expr_compile(qctx, p->u.tfunc.filter, &lay, &t->filter, err));
     }

@@ -63,7 +63,13 @@ double plan_col_ndv(plan *p, plan_col_id id) {
         if (ndv <= 0) ndv = rows;
         return ndv < rows ? (ndv > 1 ? ndv : 1) : (rows > 1 ? rows : 1);
     }
-    case PLAN_TABLE_FUNC:
+    case PLAN_TABLE_FUNC: {
+        int idx = plan_find_col(p, id);
+        const plan_source *src = p->u.tfunc.source;
+        double ndv = idx >= 0 && src->column_ndv ? src->column_ndv(src->state, p->u.tfunc.columns[idx]) : 0;
+        if (ndv <= 0) ndv = rows;
+        return ndv < rows ? (ndv > 1 ? ndv : 1) : (rows > 1 ? rows : 1);
+    }
     case PLAN_VALUES:
         return rows > 1 ? rows : 1;
     case PLAN_AGGREGATE: {
@@ -145,6 +151,7 @@ double plan_estimate(plan *p) {
         break;
     case PLAN_TABLE_FUNC:
         est = p->u.tfunc.source->est_rows >= 0 ? p->u.tfunc.source->est_rows : 1000;
+        if (p->u.tfunc.filter) est *= selectivity(p->u.tfunc.filter);
         break;
     case PLAN_VALUES:
         est = p->u.values.n_rows;

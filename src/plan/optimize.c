@@ -4,7 +4,7 @@
  * INTERFACE: plan_optimize.
  * NOTES: pass order: fold constants, push filters down (turning cross joins with conditions into
  * inner joins), order the joins, push again (conditions found their joins), extract equi-join
- * keys, prune columns, reduce aggregations by the joins above them (semijoin.c), compute common
+ * keys, hand filters to table-function scans that can skip data, prune columns, reduce aggregations by the joins above them (semijoin.c), compute common
  * subexpressions once, estimate. The root's output columns are restored exactly (ids and
  * order) at the end, because the result's shape must not change.
  */
@@ -27,6 +27,7 @@ int plan_optimize(plan_ctx *pctx, plan **root, const optimize_options *opts, sqe
         SQE_TRY(plan_push_filters(&oc, &p));
     }
     SQE_TRY(plan_extract_join_keys(&oc, p));
+    SQE_TRY(plan_merge_scan_filters(&oc, &p));
     SQE_TRY(plan_prune_columns(&oc, &p));
     SQE_TRY(plan_reduce_aggregates_by_joins(&oc, p));
     SQE_TRY(plan_eliminate_common_subexpressions(&oc, p));

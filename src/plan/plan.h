@@ -76,6 +76,18 @@ typedef struct plan_source {
     const char *const *names;
     const sqe_type *types;
     double est_rows;           /* estimate for the optimizer, or -1 */
+    /* Optional: the filter pushed into this scan (u.tfunc.filter), called once before
+     * plan_morsels. col_ids[i] is the column id the plan gives source column columns[i]. The
+     * source may use the filter to skip data that cannot match; the executor still applies
+     * it to every row read, so a source may ignore any part of it. */
+    int (*set_filter)(void *state, const struct bexpr *filter, const plan_col_id *col_ids,
+                      const uint32_t *columns, uint32_t n, sqe_error *err);
+    /* Optional: estimated distinct values of a source column over the whole source (for join
+     * ordering), or <= 0 when unknown. May be called many times: cache. */
+    double (*column_ndv)(void *state, uint32_t column);
+    /* Optional: after plan_morsels, a short note for EXPLAIN ANALYZE on what was planned
+     * ("row groups: 6 of 10"), written into buf. */
+    void (*describe)(void *state, char *buf, size_t len);
     /* Prepares the list of morsels (called once before execution). */
     int (*plan_morsels)(void *state, uint32_t n_threads, uint32_t *n_morsels, sqe_error *err);
     /* Opens a reader for morsel idx producing the given source columns, in that order. */

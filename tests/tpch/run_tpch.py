@@ -69,22 +69,24 @@ def tpchgen_path():
     return found
 
 
-def ensure_data(sf):
-    """Generates the CSV files into .cache/tpch/sf<SF>/ unless they are there and complete."""
-    data_dir = REPO / ".cache" / "tpch" / f"sf{sf_name(sf)}"
+def ensure_data(sf, fmt="csv"):
+    """Generates the files (fmt 'csv' or 'parquet') into .cache/tpch/sf<SF>/ (CSV) or
+    .cache/tpch/sf<SF>-parquet/ unless they are there and complete."""
+    suffix = "" if fmt == "csv" else f"-{fmt}"
+    data_dir = REPO / ".cache" / "tpch" / f"sf{sf_name(sf)}{suffix}"
     marker = data_dir / ".complete"
-    if marker.exists() and all((data_dir / f"{t}.csv").exists() for t in TABLES):
+    if marker.exists() and all((data_dir / f"{t}.{fmt}").exists() for t in TABLES):
         return data_dir
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"sf{sf_name(sf)}.", dir=data_dir.parent))
     print(f"generating TPC-H SF {sf_name(sf)} into {data_dir} ...", flush=True)
     start = time.monotonic()
-    subprocess.run([tpchgen_path(), "csv", "-s", sf_name(sf), "-o", str(tmp), "--quiet"],
+    subprocess.run([tpchgen_path(), fmt, "-s", sf_name(sf), "-o", str(tmp), "--quiet"],
                    check=True)
     for t in TABLES:
-        if not (tmp / f"{t}.csv").exists():
-            sys.exit(f"run_tpch: tpchgen-cli did not write {t}.csv")
-    (tmp / ".complete").write_text(f"tpchgen-cli csv -s {sf_name(sf)}\n")
+        if not (tmp / f"{t}.{fmt}").exists():
+            sys.exit(f"run_tpch: tpchgen-cli did not write {t}.{fmt}")
+    (tmp / ".complete").write_text(f"tpchgen-cli {fmt} -s {sf_name(sf)}\n")
     if data_dir.exists():
         shutil.rmtree(data_dir)
     tmp.rename(data_dir)
@@ -127,7 +129,12 @@ def strip_comments(sql):
     return re.sub(r"--[^\n]*", "", sql)
 
 
-def schema_statements(data_dir):
+def schema_statements(data_dir, fmt="csv"):
+    """The statements that make the tables: schema.sql over CSV files, or one view per table
+    over the Parquet files (the same statement text for both engines)."""
+    if fmt == "parquet":
+        return [f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data_dir / (t + '.parquet')}');"
+                for t in TABLES]
     text = (HERE / "schema.sql").read_text()
     return split_statements(text.replace("{dir}", str(data_dir)))
 
@@ -178,14 +185,20 @@ def duckdb_load(con, statements):
     return counts
 
 
-def duckdb_answers(sf, data_dir, queries, threads):
+def duckdb_answers(sf, data_dir, queries, threads, fmt="csv"):
     import duckdb
 
     con = duckdb.connect()
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     start = time.monotonic()
-    counts = duckdb_load(con, schema_statements(data_dir))
+    if fmt == "parquet":
+        counts = {}
+        for stmt, t in zip(schema_statements(data_dir, fmt), TABLES):
+            con.execute(stmt)
+            counts[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+    else:
+        counts = duckdb_load(con, schema_statements(data_dir))
     print(f"duckdb: loaded {sum(counts.values())} rows in {time.monotonic() - start:.1f}s",
           flush=True)
     answers = {}
@@ -377,6 +390,9 @@ def main():
                     help="comma-separated query numbers (default: all 22)")
     ap.add_argument("--threads", type=int, default=0, help="threads for SQE and DuckDB")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds before sqe is killed")
+    ap.add_argument("--format", choices=["csv", "parquet"], default="csv",
+                    help="csv: load tpchgen CSV files into tables; parquet: query tpchgen "
+                         "Parquet files through views over read_parquet")
     ap.add_argument("--duckdb-only", action="store_true",
                     help="only run the queries on DuckDB and print their row counts")
     args = ap.parse_args()
@@ -396,8 +412,8 @@ def main():
             print(f"0 passed, {len(queries)} failed")
             return 1
 
-    data_dir = ensure_data(args.sf)
-    counts, answers = duckdb_answers(args.sf, data_dir, queries, args.threads)
+    data_dir = ensure_data(args.sf, args.format)
+    counts, answers = duckdb_answers(args.sf, data_dir, queries, args.threads, args.format)
 
     if args.duckdb_only:
         empty = 0
@@ -408,7 +424,7 @@ def main():
         print(f"{len(queries) - empty} passed, {empty} failed")
         return 1 if empty else 0
 
-    load = schema_statements(data_dir)
+    load = schema_statements(data_dir, args.format)
     script = data_dir / "sqe_tpch.sql"
     with open(script, "w") as f:
         for stmt in load:

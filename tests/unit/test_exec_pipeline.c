@@ -146,8 +146,9 @@ static void test_cancel(void **state) {
     static const char *names[1] = {"x"};
     static sqe_type types[1];
     types[0] = type_make(TYPE_BIGINT);
-    plan_source src = {&e, 1, names, types, -1, endless_morsels, endless_open, endless_next,
-                       endless_close, NULL};
+    plan_source src = {.state = &e, .n_columns = 1, .names = names, .types = types, .est_rows = -1,
+                       .plan_morsels = endless_morsels, .open = endless_open, .next = endless_next,
+                       .close = endless_close};
     plan *p = tfunc_plan(&t, &src);
     plan *f = tx_filter(&t, p, TX_CALL(&t, "$lt", tx_col(&t, p, 0), tx_int(&t, 0)));
     tx_run_opts o = {.threads = 2, .cancel = &cancel};
@@ -199,8 +200,9 @@ static void test_table_func(void **state) {
     static const char *names[1] = {"x"};
     static sqe_type types[1];
     types[0] = type_make(TYPE_BIGINT);
-    plan_source src = {&cs, 1, names, types, -1, counter_morsels, counter_open, counter_next,
-                       counter_close, NULL};
+    plan_source src = {.state = &cs, .n_columns = 1, .names = names, .types = types,
+                       .est_rows = -1, .plan_morsels = counter_morsels, .open = counter_open,
+                       .next = counter_next, .close = counter_close};
     plan *p = tfunc_plan(&t, &src);
     p->u.tfunc.filter = TX_CALL(&t, "$eq", TX_CALL(&t, "$modulus", tx_col(&t, p, 0), tx_int(&t, 1000)),
                                 tx_int(&t, 0));

@@ -114,11 +114,7 @@ static int walk(walk_ctx *w, const pq_node *n, uint32_t child_idx) {
         SQE_TRY(vec_init(&s->vals, n->type, ENTRY_BATCH, w->a->tracker, w->err));
         s->vals_ok = true;
     }
-    for (uint32_t i = 0; i < n->n_children; i++) {
-        /* A MAP without values repeats its key node as value: walk it once. */
-        if (i > 0 && n->children[i] == n->children[i - 1]) continue;
-        SQE_TRY(walk(w, n->children[i], i));
-    }
+    for (uint32_t i = 0; i < n->n_children; i++) SQE_TRY(walk(w, n->children[i], i));
     w->depth--;
     return SQE_OK;
 }

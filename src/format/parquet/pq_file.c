@@ -2,7 +2,7 @@
  * pq_file.c: opening a Parquet file: the footer read through io/, decoded, its schema built,
  * and the result cached for later queries.
  *
- * INTERFACE: pq_file_open, pq_file_release, pq_file_cache_clear.
+ * INTERFACE: pq_file_open, pq_file_release, pq_file_cache_clear, pq_file_dictionary_size.
  * NOTES
  *   The footer is fetched with one read of the file's last 64 KiB (a second read only for larger
  *   footers). The cache is a small array under a mutex: lookups compare path, size and version;
@@ -149,4 +149,32 @@ void pq_file_cache_clear(void) {
     while (cache_n > 0) pq_file_release(cache[--cache_n]);
     cache_bytes = 0;
     pthread_mutex_unlock(&cache_lock);
+}
+
+int64_t pq_file_dictionary_size(const pq_file *f, uint32_t g, uint32_t leaf) {
+    if (g >= f->meta->n_row_groups || leaf >= f->meta->row_groups[g].n_columns) return -1;
+    const pq_column_chunk *cc = &f->meta->row_groups[g].columns[leaf];
+    if (!cc->has_meta_data || cc->file_path) return -1;
+    const pq_column_meta *cm = &cc->meta_data;
+    int64_t off = cm->data_page_offset;
+    if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+        cm->dictionary_page_offset < off)
+        off = cm->dictionary_page_offset;
+    if (off < 4 || (uint64_t)off >= f->size) return -1;
+    uint8_t buf[512];
+    size_t len = f->size - (uint64_t)off < sizeof buf ? (size_t)(f->size - (uint64_t)off) : sizeof buf;
+    io_file *io;
+    sqe_error err;
+    if (io_open(f->path, &io, &err) != SQE_OK) return -1;
+    int rc = io_read(io, (uint64_t)off, len, buf, &err);
+    io_close(io);
+    if (rc) return -1;
+    arena a;
+    arena_init(&a, NULL);
+    pq_page_header h;
+    size_t hlen;
+    rc = pq_meta_decode_page_header(&a, buf, len, &h, &hlen, &err);
+    arena_destroy(&a);
+    if (rc || h.type != PQ_PAGE_DICTIONARY || !h.has_dictionary_page_header) return -1;
+    return h.dictionary_page_header.num_values >= 0 ? h.dictionary_page_header.num_values : -1;
 }

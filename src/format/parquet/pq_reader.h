@@ -48,6 +48,10 @@ void pq_file_release(pq_file *f);
 /* Empties the footer cache (entries in use stay alive until released). */
 void pq_file_cache_clear(void);
 
+/* The number of entries of the dictionary page of leaf's chunk in row group g (reads that page's
+ * header from the file), or -1 when the chunk has no dictionary page or it cannot be read. */
+int64_t pq_file_dictionary_size(const pq_file *f, uint32_t g, uint32_t leaf);
+
 typedef struct pq_rg_reader pq_rg_reader;
 
 /* Opens row group g of f for the given top-level columns (indices into f->schema->columns;

@@ -56,6 +56,18 @@ static int cmp_range(const void *a, const void *b) {
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* parquet-mr before 1.2.9 left the dictionary page header out of total_compressed_size
+ * (PARQUET-816, IMPALA-694); readers compensate with up to 100 bytes. */
+static bool needs_dictionary_padding(const char *created_by) {
+    if (!created_by || strncmp(created_by, "parquet-mr", 10) != 0) return false;
+    const char *v = strstr(created_by, "version ");
+    int major = 0, minor = 0, patch = 0;
+    if (!v || sscanf(v + 8, "%d.%d.%d", &major, &minor, &patch) < 2) return true;
+    if (major != 1) return major < 1;
+    if (minor != 2) return minor < 2;
+    return patch < 9;
+}
+
 /* The byte range of a column chunk, checked against the file. */
 static int chunk_range(pq_rg_reader *r, uint32_t leaf, byte_range *out, sqe_error *err) {
     const pq_column_chunk *cc = &r->f->meta->row_groups[r->g].columns[leaf];
@@ -82,6 +94,10 @@ static int chunk_range(pq_rg_reader *r, uint32_t leaf, byte_range *out, sqe_erro
         return err_set(err, SQE_ERR_INVALID_FILE,
                        "Invalid Parquet file %s: column %s of row group %u lies outside the file",
                        r->f->path, path, r->g);
+    if (needs_dictionary_padding(r->f->meta->created_by)) {
+        uint64_t room = r->f->size - (uint64_t)start - (uint64_t)len;
+        len += (int64_t)(room < 100 ? room : 100);
+    }
     *out = (byte_range){(uint64_t)start, (uint64_t)len, leaf};
     return SQE_OK;
 }

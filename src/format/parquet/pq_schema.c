@@ -304,23 +304,23 @@ static int convert_value(builder *b, const raw_node *r, pq_node *parent, int16_t
         if (r->n_children != 1 || !is_repeated(kv) || !is_group(kv) || kv->n_children < 1 ||
             kv->n_children > 2)
             return schema_error(b, "a MAP group must hold one repeated group of key and value");
-        pq_node *n = node_new(b, PQ_NODE_MAP, r, parent);
+        /* A MAP without values reads as the list of its keys (as Arrow does). */
+        bool keys_only = kv->n_children == 1;
+        pq_node *n = node_new(b, keys_only ? PQ_NODE_LIST : PQ_NODE_MAP, r, parent);
         if (!n) return err_nomem(b->err, "Parquet schema");
         n->parent_def = parent_def;
         n->def = def_self;
         n->nullable = def_self > parent_def;
         n->elem_def = (int16_t)(def_self + 1);
         n->elem_rep = (int16_t)(rep + 1);
-        n->n_children = 2;
+        n->n_children = kv->n_children;
         n->children = ARENA_ARRAY(b->a, pq_node *, 2);
         if (!n->children) return err_nomem(b->err, "Parquet schema");
         for (uint32_t i = 0; i < kv->n_children; i++)
             SQE_TRY(convert_field(b, kv->children[i], n, n->elem_def, n->elem_rep, &n->children[i]));
-        if (kv->n_children == 1) {
-            n->unsupported = "a MAP without values";
-            n->children[1] = n->children[0];
-        }
-        n->type = type_map(n->children[0]->type, n->children[1]->type);
+        n->type = keys_only ? type_array(n->children[0]->type)
+                            : type_map(n->children[0]->type, n->children[1]->type);
+        n->unsupported = first_unsupported(n);
         *out = n;
         return SQE_OK;
     }
