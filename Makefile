@@ -47,10 +47,23 @@ fuzz-sql: setup
 
 fuzz-parquet: setup
 	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
-	@$(NINJA) -C build-fuzz fuzz_parquet_meta
+	@$(NINJA) -C build-fuzz fuzz_parquet_read fuzz_parquet_meta
 	@mkdir -p .cache/fuzz-parquet-corpus
-	@./build-fuzz/fuzz_parquet_meta -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 -timeout=10 \
-	    .cache/fuzz-parquet-corpus ../shared/corpus/parquet-testing/data
+	@./build-fuzz/fuzz_parquet_read -max_total_time=$${FUZZ_SECONDS:-600} -max_len=262144 -timeout=10 \
+	    -rss_limit_mb=4096 .cache/fuzz-parquet-corpus tests/data/parquet ../shared/corpus/parquet-testing/data
+
+# Benchmark (issue 4): TPC-H on Parquet, SQE side by side with DuckDB and DataFusion, answers
+# checked; writes bench/results/<date>-tpch-sf<SF>.{json,md,png}. See bench/README.md.
+# make bench [SUITE=tpch] [SF=1] [RUNS=5] [THREADS=2] [CODEC=zstd|snappy]
+SUITE   := tpch
+SF      := 1
+RUNS    := 5
+THREADS := 2
+CODEC   := zstd
+
+bench: release
+	@$(VENV)/bin/python bench/run_bench.py --suite $(SUITE) --sf $(SF) --runs $(RUNS) \
+	    --threads $(THREADS) --codec $(CODEC)
 
 clean:
 	rm -rf build build-debug build-asan build-fuzz

@@ -5,6 +5,10 @@
 #   unit  every build-asan/unit_* executable (cmocka; ASan + UBSan, leaks checked)
 #   sql   build-asan/slt_runner over the sqllogictest corpus tests/sql/
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
+#   tpch-pq  the same on Parquet files (views over read_parquet)
+#   parquet  tests/parquet (pytest): the parquet-testing corpus against pyarrow, damaged files,
+#            generated round trips with pyarrow and DuckDB, writer interop (ASan build)
+#   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
 # tests, sqllogictest records, TPC-H queries); the exit status is 1 when any stage failed.
@@ -32,10 +36,10 @@ stage_done() {
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
   if [ "$ok" = 1 ]; then
-    summary+=("$(printf '%-5s PASS  %s' "$name" "$detail")")
+    summary+=("$(printf '%-8s PASS  %s' "$name" "$detail")")
   else
     failed_stages=$((failed_stages + 1))
-    summary+=("$(printf '%-5s FAIL  %s' "$name" "$detail")")
+    summary+=("$(printf '%-8s FAIL  %s' "$name" "$detail")")
   fi
 }
 
@@ -97,20 +101,55 @@ else
 fi
 
 # ---- tpch ---------------------------------------------------------------------------------------
-echo "== TPC-H oracle (SF 0.1, DuckDB)"
-if [ ! -x "$PYTHON" ]; then
-  echo "FAIL: $PYTHON is missing (bash scripts/setup.sh)"
-  stage_done tpch 0 1 0 "no Python virtual environment"
-else
+# tpch_stage NAME FORMAT: run_tpch.py at SF 0.1 on tpchgen files of FORMAT (csv: loaded into
+# memory tables; parquet: queried in place through views over read_parquet).
+tpch_stage() {
+  local name=$1 format=$2
+  echo "== TPC-H oracle (SF 0.1, $format, DuckDB)"
+  if [ ! -x "$PYTHON" ]; then
+    echo "FAIL: $PYTHON is missing (bash scripts/setup.sh)"
+    stage_done "$name" 0 1 0 "no Python virtual environment"
+    return
+  fi
   timeout -k 10 $((TEST_TIMEOUT * 6)) \
-    "$PYTHON" tests/tpch/run_tpch.py --sf 0.1 --sqe build/sqe 2>&1 | tee "$log"
+    "$PYTHON" tests/tpch/run_tpch.py --sf 0.1 --format "$format" --sqe build/sqe 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   read -r p f <<<"$(summary_counts "$log")"
   if [ -z "${p:-}" ]; then p=0 f=1; fi
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
   ok=$([ "$rc" -eq 0 ] && echo 1 || echo 0)
-  stage_done tpch "$p" "$f" "$ok" "$p passed, $f failed (queries)"
-fi
+  stage_done "$name" "$p" "$f" "$ok" "$p passed, $f failed (queries)"
+}
+tpch_stage tpch csv
+tpch_stage tpch-pq parquet
+
+# ---- python suites ------------------------------------------------------------------------------
+# pytest_stage NAME DESCRIPTION COMMAND...: a pytest suite; counts come from pytest's closing
+# line ("N failed, N passed, N skipped, N xfailed in T s").
+pytest_stage() {
+  local name=$1 what=$2
+  shift 2
+  echo "== $what"
+  if [ ! -x "$PYTHON" ]; then
+    echo "FAIL: $PYTHON is missing (bash scripts/setup.sh)"
+    stage_done "$name" 0 1 0 "no Python virtual environment"
+    return
+  fi
+  timeout -k 10 $((TEST_TIMEOUT * 6)) "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  local line p f
+  line="$(grep -E '^=*\s*[0-9]+ (passed|failed)' "$log" | tail -n 1)"
+  p="$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || true)"
+  f=0
+  for n in $(grep -oE '[0-9]+ (failed|errors?)' <<<"$line" | grep -oE '[0-9]+'); do f=$((f + n)); done
+  p=${p:-0}
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  stage_done "$name" "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" "${line:-no pytest summary}"
+}
+pytest_stage parquet "Parquet oracle (corpus vs pyarrow, damaged files, round trips, writer interop)" \
+  env SQE_BIN="$PWD/build-asan/sqe" bash tests/parquet/run_parquet_tests.sh
+pytest_stage python "CLI and benchmark smoke tests" \
+  "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench
 
 # ---- summary ------------------------------------------------------------------------------------
 echo "== summary"

@@ -38,6 +38,14 @@ typedef struct bound_query {
 int bind_query(plan_ctx *pctx, const bind_env *env, const sql_query *q, bound_query *out,
                sqe_error *err);
 
+/* Binds the query of CREATE [OR REPLACE] VIEW catalog.schema.name. Like bind_query, except
+ * that out->names[i] is NULL for a column the query leaves unnamed (a view needs every column
+ * named), and that a reference back to the view itself, directly or through other views, fails
+ * as recursive. Memory in pctx. */
+int bind_view_definition(plan_ctx *pctx, const bind_env *env, const char *cat_name,
+                         const char *schema, const char *name, const sql_query *q,
+                         bound_query *out, sqe_error *err);
+
 /* Resolves a possibly partial table name against the session defaults. On success the parts are
  * set (strings borrowed from the AST or env) and *cat the catalog. */
 int bind_resolve_table_name(const bind_env *env, const sql_qname *name, catalog **cat,

@@ -1,19 +1,26 @@
 /*
- * bind_from.c: the FROM clause: tables, CTE references, derived tables, UNNEST, table functions,
- * files, and joins (ON, USING, NATURAL, CROSS, comma lists), building the scope that names in
- * the rest of the query resolve against.
+ * bind_from.c: the FROM clause: tables, views, CTE references, derived tables, UNNEST, table
+ * functions, files, and joins (ON, USING, NATURAL, CROSS, comma lists), building the scope that
+ * names in the rest of the query resolve against.
  *
- * INTERFACE: bind_from.
+ * INTERFACE: bind_from, bind_view_definition.
  * NOTES: join conditions are kept whole as the join's residual; the optimizer extracts
  * equi-join keys and pushes single-side conjuncts down. USING columns appear once: for FULL
  * joins as COALESCE(left, right), else the column of the preserved side; the other copies stay
  * reachable by qualified name only (hidden).
+ * A view is expanded like a derived table: its stored text is parsed into the query arena (plan
+ * names point into the AST) and bound in the catalog and schema the view was created in, with
+ * no CTEs or outer columns of the referencing query visible and the session's other settings
+ * (local-file permission included) unchanged. Its columns keep the names and types recorded at
+ * creation (Trino): the query must still produce that many columns with those names, each
+ * implicitly coercible to the recorded type, else the view is stale.
  */
 #include "bind/bind_int.h"
 #include "common/stack.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
                         const char ***names);
@@ -70,6 +77,150 @@ static int bind_cte_ref(binder *b, bind_cte *cte, const sql_relation *r, plan **
     return SQE_OK;
 }
 
+static bool view_is_expanding(const bind_view_frame *f, const char *cat_name, const char *schema,
+                              const char *name) {
+    for (; f; f = f->parent)
+        if (strcmp(f->name, name) == 0 && strcmp(f->schema, schema) == 0 &&
+            strcmp(f->catalog, cat_name) == 0)
+            return true;
+    return false;
+}
+
+/* Turns an error raised inside view v's text into one at the view reference r, keeping the
+ * position inside the view text in the message (Trino: "Failed analyzing stored view"). An error
+ * from a view nested deeper keeps naming that view (once), not every view on the way. */
+static int view_error(binder *b, const cat_view *v, const sql_relation *r, int rc) {
+    static const char prefix[] = "Failed analyzing stored view '";
+    if (!b->err || rc == SQE_ERR_OUT_OF_MEMORY) return rc;
+    bool named = strncmp(b->err->message, prefix, sizeof prefix - 1) == 0;
+    if (!named && b->err->line)
+        err_prefix(b->err, "Failed analyzing stored view '%s.%s.%s': line %d:%d", v->catalog,
+                   v->schema, v->name, b->err->line, b->err->column);
+    else if (!named)
+        err_prefix(b->err, "Failed analyzing stored view '%s.%s.%s'", v->catalog, v->schema,
+                   v->name);
+    b->err->line = r->line;
+    b->err->column = r->col;
+    return rc;
+}
+
+/* Binds the text of view v into *out; names as the query gives them (NULL when unnamed). */
+static int bind_view_text(binder *b, const cat_view *v, const sql_relation *r, plan **out,
+                          const char ***names) {
+    arena *a = b->pctx->arena;
+    sql_stmt *st;
+    SQE_TRY(sql_parse(a, v->sql, strlen(v->sql), &st, b->err));
+    if (st->kind != SQL_STMT_QUERY || st->n_params > 0)
+        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
+                          "Stored view '%s.%s.%s' is not a query without parameters", v->catalog,
+                          v->schema, v->name);
+    bind_env env = *b->env;
+    env.catalog = v->ctx_catalog ? arena_strdup(a, v->ctx_catalog) : NULL;
+    env.schema = v->ctx_schema ? arena_strdup(a, v->ctx_schema) : NULL;
+    env.params = NULL;
+    env.n_params = 0;
+    bind_view_frame frame = {arena_strdup(a, v->catalog), arena_strdup(a, v->schema),
+                             arena_strdup(a, v->name), b->views};
+    BIND_CHECK(b, frame.catalog && frame.schema && frame.name &&
+                      (env.catalog || !v->ctx_catalog) && (env.schema || !v->ctx_schema));
+    binder vb;
+    memset(&vb, 0, sizeof vb);
+    vb.pctx = b->pctx;
+    vb.env = &env;
+    vb.err = b->err;
+    vb.depth = b->depth;
+    vb.views = &frame;
+    return bind_query_node(&vb, NULL, st->u.query, out, names);
+}
+
+/* Checks the view's query output against the recorded columns and casts it to their types. */
+static int fit_view_columns(binder *b, const cat_view *v, const sql_relation *r, plan **p,
+                            const char **names) {
+    plan *in = *p;
+    if (in->n_out != v->n_columns)
+        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
+                          "View '%s.%s.%s' is stale or in invalid state: stored view column count "
+                          "(%u) does not match column count derived from the view query "
+                          "analysis (%u)",
+                          v->catalog, v->schema, v->name, v->n_columns, in->n_out);
+    bexpr **exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, in->n_out + 1);
+    const char **out_names = ARENA_ARRAY(b->pctx->arena, const char *, in->n_out + 1);
+    BIND_CHECK(b, exprs && out_names);
+    bool same = true;
+    for (uint32_t i = 0; i < in->n_out; i++) {
+        const cat_column *vc = &v->columns[i];
+        sqe_type got = in->out[i].type;
+        if (!names || !names[i] || strcasecmp(names[i], vc->name) != 0 ||
+            !type_can_coerce(got, vc->type)) {
+            char want_t[128], got_t[128];
+            type_format(vc->type, want_t, sizeof want_t);
+            type_format(got, got_t, sizeof got_t);
+            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
+                              "View '%s.%s.%s' is stale or in invalid state: column [%s] of type "
+                              "%s projected from query view at position %u cannot be coerced to "
+                              "column [%s] of type %s stored in view definition",
+                              v->catalog, v->schema, v->name,
+                              names && names[i] ? names[i] : "", got_t, i, vc->name, want_t);
+        }
+        out_names[i] = arena_strdup(b->pctx->arena, vc->name);
+        BIND_CHECK(b, out_names[i]);
+        bexpr *col = bexpr_column(b->pctx, in->out[i].id, got);
+        BIND_CHECK(b, col);
+        SQE_TRY(bind_cast(b, col, vc->type, false, r->line, r->col, &exprs[i]));
+        same = same && type_equal(got, vc->type);
+    }
+    if (!same) {
+        *p = bind_make_project(b, in, exprs, out_names, in->n_out);
+        BIND_CHECK(b, *p);
+    } else {
+        for (uint32_t i = 0; i < in->n_out; i++) in->out[i].name = out_names[i];
+    }
+    return SQE_OK;
+}
+
+/* A view in FROM: its query as a derived table named like the view. */
+static int bind_view_ref(binder *b, const cat_view *v, const sql_relation *r, plan **out,
+                         bind_scope *s) {
+    plan *p;
+    const char **names;
+    int rc = bind_view_text(b, v, r, &p, &names);
+    if (rc) return view_error(b, v, r, rc);
+    SQE_TRY(fit_view_columns(b, v, r, &p, names));
+    const char **view_names = ARENA_ARRAY(b->pctx->arena, const char *, p->n_out + 1);
+    BIND_CHECK(b, view_names);
+    for (uint32_t i = 0; i < p->n_out; i++) view_names[i] = p->out[i].name;
+    const char *alias = r->alias ? r->alias->name : arena_strdup(b->pctx->arena, v->name);
+    bind_rel *rel = bind_rel_from_plan(b, p, alias, view_names);
+    BIND_CHECK(b, alias && rel);
+    if (!r->alias) {
+        rel->schema = arena_strdup(b->pctx->arena, v->schema);
+        rel->catalog = arena_strdup(b->pctx->arena, v->catalog);
+        BIND_CHECK(b, rel->schema && rel->catalog);
+    }
+    SQE_TRY(set_alias_columns(b, r, p, view_names, rel));
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = p;
+    return SQE_OK;
+}
+
+int bind_view_definition(plan_ctx *pctx, const bind_env *env, const char *cat_name,
+                         const char *schema, const char *name, const sql_query *q,
+                         bound_query *out, sqe_error *err) {
+    bind_view_frame self = {cat_name, schema, name, NULL};
+    binder b;
+    memset(&b, 0, sizeof b);
+    b.pctx = pctx;
+    b.env = env;
+    b.err = err;
+    b.views = &self;
+    SQE_TRY(bind_query_node(&b, NULL, q, &out->root, &out->names));
+    if (!out->names) {
+        out->names = ARENA_ARRAY(pctx->arena, const char *, out->root->n_out + 1);
+        BIND_CHECK(&b, out->names);
+    }
+    return SQE_OK;
+}
+
 static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *s) {
     const sql_qname *qn = &r->u.table.name;
     if (qn->n_parts == 1) {
@@ -82,6 +233,16 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
     catalog *cat;
     const char *schema, *name;
     SQE_TRY(bind_resolve_table_name(b->env, qn, &cat, &schema, &name, b->err));
+    /* Checked before the lookup: the view being defined is not in the catalog yet. */
+    if (view_is_expanding(b->views, cat->name, schema, name))
+        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
+                          "View '%s.%s.%s' is recursive", cat->name, schema, name);
+    cat_view *v;
+    if (catalog_get_view(cat, schema, name, &v, NULL) == SQE_OK) {
+        int rc = bind_view_ref(b, v, r, out, s);
+        cat_view_unref(v);
+        return rc;
+    }
     cat_table *t;
     int rc = catalog_get_table(cat, schema, name, &t, b->err);
     if (rc) {

@@ -8,6 +8,10 @@
  *   file gives the schema, the others must have the same top-level columns by name with the
  *   same types, and the row counts give the optimizer an exact estimate. Morsels are row groups
  *   (file, group); each reader maps the projected columns to the file's own column indices.
+ *   A pushed-down filter (set_filter) is reduced to its conjuncts `column <cmp> constant`,
+ *   `column IN (constants)` and `column IS [NOT] NULL`; row groups are skipped on statistics
+ *   and bloom filters at morsel planning, pages inside a row group on the page index
+ *   (pq_rg_open). The executor applies the whole filter to whatever is read.
  *   parquet_metadata / parquet_schema build their rows at bind time and hand them out from
  *   vectors (they are small: one row per column chunk / schema element).
  */
@@ -155,18 +159,65 @@ static int pq_set_filter(void *state, const bexpr *filter, const plan_col_id *co
     return collect_preds(st, filter, col_ids, columns, n, err);
 }
 
-/* May row group g of file f hold rows that pass every collected predicate? */
-static bool group_may_match(const pq_source_state *st, uint32_t f, uint32_t g) {
+/* The collected predicates as pq_predicate over file f's leaves (the usable ones). Returns the
+ * count; out has room for st->n_preds. */
+static uint32_t file_predicates(const pq_source_state *st, uint32_t f, pq_predicate *out) {
     const pq_file *file = st->files[f];
-    const pq_row_group *rg = &file->meta->row_groups[g];
+    uint32_t n = 0;
     for (uint32_t i = 0; i < st->n_preds; i++) {
         const pq_source_pred *sp = &st->preds[i];
         const pq_node *leaf = file->schema->columns[st->col_map[f][sp->column]];
-        if (leaf->kind != PQ_NODE_LEAF || leaf->max_rep != 0 || leaf->parent) continue;
+        if (leaf->kind != PQ_NODE_LEAF || leaf->max_rep != 0 || leaf->parent || leaf->unsupported) continue;
         bool null_test = sp->op == PQ_PRED_IS_NULL || sp->op == PQ_PRED_IS_NOT_NULL;
         if (!null_test && (sp->n_values == 0 || !type_equal(sp->values.type, leaf->type))) continue;
-        pq_predicate p = {leaf, sp->op, &sp->values, sp->n_values};
-        if (!pq_stats_may_match(file->meta, &rg->columns[leaf->leaf], &p)) return false;
+        out[n++] = (pq_predicate){leaf, sp->op, &sp->values, sp->n_values};
+    }
+    return n;
+}
+
+/* The bloom filter of a column chunk rules out an EQ / IN predicate? Any problem reading the
+ * filter means "may match". *io is opened on first use and closed by the caller. */
+static bool bloom_may_match(const pq_file *file, const pq_column_chunk *cc, const pq_predicate *p,
+                            io_file **io) {
+    if (p->op != PQ_PRED_EQ && p->op != PQ_PRED_IN) return true;
+    const pq_column_meta *cm = &cc->meta_data;
+    if (!cc->has_meta_data || !cm->has_bloom_filter_offset || cm->bloom_filter_offset < 4) return true;
+    uint64_t off = (uint64_t)cm->bloom_filter_offset;
+    if (off >= file->size) return true;
+    sqe_error err;
+    if (!*io && io_open(file->path, io, &err) != SQE_OK) return true;
+    uint64_t len;
+    if (cm->has_bloom_filter_length && cm->bloom_filter_length > 0) {
+        len = (uint64_t)cm->bloom_filter_length;
+    } else {
+        uint8_t head[64];
+        size_t hl = file->size - off < sizeof head ? (size_t)(file->size - off) : sizeof head;
+        uint32_t header_len, n_bytes;
+        if (io_read(*io, off, hl, head, &err) ||
+            pq_bloom_header_decode(head, hl, &header_len, &n_bytes, &err))
+            return true;
+        len = (uint64_t)header_len + n_bytes;
+    }
+    if (len > file->size - off || len > (uint64_t)PQ_BLOOM_MAX_BYTES + 64) return true;
+    uint8_t *buf = malloc(len);
+    if (!buf) return true;
+    pq_bloom b;
+    bool may = true;
+    if (!io_read(*io, off, len, buf, &err) && !pq_bloom_decode(buf, len, &b, &err))
+        may = pq_bloom_may_contain(&b, p->leaf, p);
+    free(buf);
+    return may;
+}
+
+/* May row group g of file f hold rows that pass every collected predicate? */
+static bool group_may_match(const pq_source_state *st, uint32_t f, uint32_t g, pq_predicate *preds,
+                            uint32_t n_preds, io_file **io) {
+    const pq_file *file = st->files[f];
+    const pq_row_group *rg = &file->meta->row_groups[g];
+    for (uint32_t i = 0; i < n_preds; i++) {
+        const pq_column_chunk *cc = &rg->columns[preds[i].leaf->leaf];
+        if (!pq_stats_may_match(file->meta, cc, &preds[i])) return false;
+        if (!bloom_may_match(file, cc, &preds[i], io)) return false;
     }
     return true;
 }
@@ -180,15 +231,22 @@ static int pq_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels,
         st->morsels = calloc(total ? total : 1, sizeof *st->morsels);
         if (!st->morsels) return err_nomem(err, "Parquet morsels");
         st->groups_total = total;
-        for (uint32_t f = 0; f < st->n_paths; f++)
+        pq_predicate *preds = malloc((st->n_preds ? st->n_preds : 1) * sizeof *preds);
+        if (!preds) return err_nomem(err, "Parquet morsels");
+        for (uint32_t f = 0; f < st->n_paths; f++) {
+            uint32_t n_preds = file_predicates(st, f, preds);
+            io_file *io = NULL;
             for (uint32_t g = 0; g < st->files[f]->meta->n_row_groups; g++) {
                 if (st->files[f]->meta->row_groups[g].num_rows <= 0) continue;
-                if (!group_may_match(st, f, g)) {
+                if (!group_may_match(st, f, g, preds, n_preds, &io)) {
                     st->groups_pruned++;
                     continue;
                 }
                 st->morsels[st->n_morsels++] = (pq_morsel){f, g};
             }
+            io_close(io);
+        }
+        free(preds);
     }
     *n_morsels = st->n_morsels;
     return SQE_OK;
@@ -271,7 +329,14 @@ static int pq_open(void *state, uint32_t morsel, const uint32_t *columns, uint32
         return err_nomem(err, "Parquet reader");
     }
     for (uint32_t i = 0; i < n_columns; i++) cols[i] = st->col_map[m->file][columns[i]];
-    int rc = pq_rg_open(st->files[m->file], m->group, cols, n_columns, st->tracker, &r->rg, err);
+    pq_predicate *preds = malloc((st->n_preds ? st->n_preds : 1) * sizeof *preds);
+    int rc = preds ? SQE_OK : err_nomem(err, "Parquet reader");
+    if (!rc) {
+        uint32_t n_preds = file_predicates(st, m->file, preds);
+        rc = pq_rg_open(st->files[m->file], m->group, cols, n_columns, preds, n_preds, st->tracker,
+                        &r->rg, err);
+    }
+    free(preds);
     free(cols);
     if (rc) {
         free(r);
@@ -626,7 +691,13 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
                 rb_int(&rb, 5, c);
                 rb_int(&rb, 6, cc->file_offset);
                 rb_int(&rb, 7, cm->num_values);
-                pq_node_path(leaf, buf, sizeof buf);
+                size_t o = 0;
+                buf[0] = 0;
+                for (uint32_t k = 0; k < cm->n_path_in_schema && o + 1 < sizeof buf; k++) {
+                    int w = snprintf(buf + o, sizeof buf - o, "%s%s", k ? "." : "", cm->path_in_schema[k]);
+                    if (w > 0) o += (size_t)w;
+                }
+                if (!cc->has_meta_data) pq_node_path(leaf, buf, sizeof buf);
                 if (!rc) rc = rb_str(&rb, 8, buf);
                 if (!rc) rc = rb_str(&rb, 9, physical_name(cm->type));
                 const pq_statistics *s = &cm->statistics;
@@ -644,7 +715,7 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
                 stat_text(leaf, hs && s->has_max_value ? s->max_value : NULL, s->max_value_len, buf, sizeof buf);
                 if (!rc) rc = hs && s->has_max_value ? rb_str(&rb, 15, buf) : rb_null(&rb, 15);
                 if (!rc) rc = rb_str(&rb, 16, pq_codec_name(cm->codec));
-                size_t o = 0;
+                o = 0;
                 buf[0] = 0;
                 for (uint32_t e = 0; e < cm->n_encodings && o < sizeof buf - 32; e++)
                     o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", e ? ", " : "",

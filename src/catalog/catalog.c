@@ -2,12 +2,15 @@
  * catalog.c: the in-memory catalog (see catalog.h).
  *
  * INTERFACE: catalog_create/destroy, catalog_{create,drop,has}_schema,
- *   catalog_{create,drop,get}_table, catalog_list_{schemas,tables}, cat_table_ref/unref,
- *   cat_append_*, cat_table_truncate, cat_table_snapshot, cat_snapshot_destroy.
+ *   catalog_{create,drop,get}_table, catalog_{create,drop,get}_view, catalog_list_{schemas,tables},
+ *   cat_table_ref/unref, cat_view_ref/unref, cat_append_*, cat_table_truncate,
+ *   cat_table_snapshot, cat_snapshot_destroy.
  * NOTES: committed chunks are immutable, so readers copy the chunk pointer list under the
  * table lock and then read without locks. TRUNCATE moves chunks to a retired list that is freed
  * with the table, so a concurrent reader's snapshot stays valid. Lists are small arrays: the
- * number of schemas and tables in an embedded catalog is small.
+ * number of schemas and tables in an embedded catalog is small. Views live in their own list of
+ * the schema but share the tables' namespace: every create checks both lists under the catalog
+ * lock. A view is immutable, so CREATE OR REPLACE builds a new object and swaps it in.
  */
 #include "catalog/catalog.h"
 
@@ -61,9 +64,33 @@ void cat_table_unref(cat_table *t) {
     if (t && atomic_fetch_sub(&t->refs, 1) == 1) table_free(t);
 }
 
+static void view_free(cat_view *v) {
+    for (uint32_t i = 0; i < v->n_columns; i++) {
+        free(v->columns[i].name);
+        free(v->columns[i].comment);
+    }
+    free(v->columns);
+    free(v->catalog);
+    free(v->schema);
+    free(v->name);
+    free(v->sql);
+    free(v->ctx_catalog);
+    free(v->ctx_schema);
+    free(v->comment);
+    free(v);
+}
+
+void cat_view_ref(cat_view *v) { atomic_fetch_add(&v->refs, 1); }
+
+void cat_view_unref(cat_view *v) {
+    if (v && atomic_fetch_sub(&v->refs, 1) == 1) view_free(v);
+}
+
 static void schema_free(cat_schema *s) {
     for (uint32_t i = 0; i < s->n_tables; i++) cat_table_unref(s->tables[i]);
     free(s->tables);
+    for (uint32_t i = 0; i < s->n_views; i++) cat_view_unref(s->views[i]);
+    free(s->views);
     free(s->name);
     free(s);
 }
@@ -77,6 +104,12 @@ static cat_schema *find_schema(catalog *c, const char *name) {
 static int find_table_idx(cat_schema *s, const char *name) {
     for (uint32_t i = 0; i < s->n_tables; i++)
         if (strcmp(s->tables[i]->name, name) == 0) return (int)i;
+    return -1;
+}
+
+static int find_view_idx(cat_schema *s, const char *name) {
+    for (uint32_t i = 0; i < s->n_views; i++)
+        if (strcmp(s->views[i]->name, name) == 0) return (int)i;
     return -1;
 }
 
@@ -149,7 +182,7 @@ int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cas
         if (!if_exists)
             rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
                          schema);
-    } else if (c->schemas[idx]->n_tables > 0 && !cascade) {
+    } else if ((c->schemas[idx]->n_tables > 0 || c->schemas[idx]->n_views > 0) && !cascade) {
         rc = err_set(err, SQE_ERR_SCHEMA_NOT_EMPTY, "Cannot drop non-empty schema '%s'", schema);
     } else {
         schema_free(c->schemas[idx]);
@@ -171,6 +204,11 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
     cat_table *t = NULL;
     if (!s) {
         rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+        goto out_unlock;
+    }
+    if (find_view_idx(s, name) >= 0) {
+        rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "View '%s.%s.%s' already exists", c->name, schema,
+                     name);
         goto out_unlock;
     }
     int existing = find_table_idx(s, name);
@@ -228,7 +266,12 @@ int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
     int idx = s ? find_table_idx(s, name) : -1;
-    if (idx < 0) {
+    if (idx < 0 && s && find_view_idx(s, name) >= 0) {
+        rc = err_set(err, SQE_ERR_GENERIC_USER_ERROR,
+                     "Table '%s.%s.%s' does not exist, but a view with that name exists. Did you "
+                     "mean DROP VIEW %s.%s.%s?",
+                     c->name, schema, name, c->name, schema, name);
+    } else if (idx < 0) {
         if (!if_exists)
             rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist", c->name,
                          schema, name);
@@ -289,9 +332,11 @@ int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names,
     if (!s) {
         rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
     } else {
-        out = ARENA_ARRAY(a, char *, s->n_tables + 1);
+        out = ARENA_ARRAY(a, char *, s->n_tables + s->n_views + 1);
         for (uint32_t i = 0; out && i < s->n_tables; i++)
             if (!(out[count++] = arena_strdup(a, s->tables[i]->name))) out = NULL;
+        for (uint32_t i = 0; out && i < s->n_views; i++)
+            if (!(out[count++] = arena_strdup(a, s->views[i]->name))) out = NULL;
         if (!out) rc = err_nomem(err, "table list");
     }
     pthread_mutex_unlock(&c->lock);
@@ -300,6 +345,116 @@ int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names,
     *names = out;
     *n = count;
     return SQE_OK;
+}
+
+/* A new view object holding copies of def's fields (NULL when out of memory). */
+static cat_view *view_copy(const char *catalog_name, const cat_view *def) {
+    cat_view *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    atomic_store(&v->refs, 1);
+    v->columns = calloc(def->n_columns ? def->n_columns : 1, sizeof(cat_column));
+    bool ok = v->columns != NULL;
+    for (uint32_t i = 0; ok && i < def->n_columns; i++) {
+        v->columns[i].type = def->columns[i].type;
+        v->columns[i].name = dupstr(def->columns[i].name);
+        v->columns[i].comment = dupstr(def->columns[i].comment);
+        v->n_columns = i + 1;
+        ok = v->columns[i].name && (v->columns[i].comment || !def->columns[i].comment);
+    }
+    v->catalog = dupstr(catalog_name);
+    v->schema = dupstr(def->schema);
+    v->name = dupstr(def->name);
+    v->sql = dupstr(def->sql);
+    v->ctx_catalog = dupstr(def->ctx_catalog);
+    v->ctx_schema = dupstr(def->ctx_schema);
+    v->comment = dupstr(def->comment);
+    ok = ok && v->catalog && v->schema && v->name && v->sql &&
+         (v->ctx_catalog || !def->ctx_catalog) && (v->ctx_schema || !def->ctx_schema) &&
+         (v->comment || !def->comment);
+    if (!ok) {
+        view_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
+    if (!def->schema || !def->name || !def->sql)
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "incomplete view definition");
+    cat_view *v = view_copy(c->name, def);
+    if (!v) return err_nomem(err, "view");
+    pthread_mutex_lock(&c->lock);
+    int rc = SQE_OK;
+    cat_schema *s = find_schema(c, def->schema);
+    int existing = s ? find_view_idx(s, def->name) : -1;
+    if (!s) {
+        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", def->schema);
+    } else if (find_table_idx(s, def->name) >= 0) {
+        rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists", c->name,
+                     def->schema, def->name);
+    } else if (existing >= 0 && !or_replace) {
+        rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "View '%s.%s.%s' already exists", c->name,
+                     def->schema, def->name);
+    } else if (existing >= 0) {
+        cat_view *old = s->views[existing];
+        s->views[existing] = v;
+        v = old; /* released below, or later by the queries that still hold it */
+    } else if (grow((void **)&s->views, &s->cap_views, s->n_views + 1, sizeof(cat_view *))) {
+        rc = err_nomem(err, "view");
+    } else {
+        s->views[s->n_views++] = v;
+        v = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    cat_view_unref(v);
+    return rc;
+}
+
+int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
+                      sqe_error *err) {
+    pthread_mutex_lock(&c->lock);
+    int rc = SQE_OK;
+    cat_schema *s = find_schema(c, schema);
+    int idx = s ? find_view_idx(s, name) : -1;
+    cat_view *dropped = NULL;
+    if (idx >= 0) {
+        dropped = s->views[idx];
+        memmove(&s->views[idx], &s->views[idx + 1],
+                (s->n_views - (uint32_t)idx - 1) * sizeof(cat_view *));
+        s->n_views--;
+    } else if (if_exists) {
+        rc = SQE_OK;
+    } else if (s && find_table_idx(s, name) >= 0) {
+        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND,
+                     "View '%s.%s.%s' does not exist, but a table with that name exists. Did you "
+                     "mean DROP TABLE %s.%s.%s?",
+                     c->name, schema, name, c->name, schema, name);
+    } else {
+        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name,
+                     schema, name);
+    }
+    pthread_mutex_unlock(&c->lock);
+    cat_view_unref(dropped);
+    return rc;
+}
+
+int catalog_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
+                     sqe_error *err) {
+    pthread_mutex_lock(&c->lock);
+    int rc = SQE_OK;
+    cat_schema *s = find_schema(c, schema);
+    int idx = s ? find_view_idx(s, name) : -1;
+    if (!s) {
+        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+    } else if (idx < 0) {
+        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name,
+                     schema, name);
+    } else {
+        *out = s->views[idx];
+        cat_view_ref(*out);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
 }
 
 void cat_append_init(cat_append *ap, cat_table *t) {

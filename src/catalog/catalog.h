@@ -1,10 +1,13 @@
 /*
  * catalog.h: the catalog interface the binder resolves names through, and the in-memory
- * catalog ("memory") that holds schemas and tables for the embedded engine and temporary data.
+ * catalog ("memory") that holds schemas, tables and views for the embedded engine and temporary
+ * data.
  *
  * Names are case-folded by the parser (unquoted identifiers are lower case); the catalog
  * compares them exactly. A cat_table is reference-counted: the binder takes a reference for the
- * duration of a query, so DROP TABLE while a query runs is safe.
+ * duration of a query, so DROP TABLE while a query runs is safe. Tables and views share one
+ * namespace per schema; a cat_view is immutable and reference-counted too (CREATE OR REPLACE
+ * swaps in a new object).
  *
  * Thread-safety: all functions take the catalog's lock; table data appends (INSERT) happen under
  * the table's own lock and become visible atomically at commit (cat_table_append_commit).
@@ -51,11 +54,29 @@ typedef struct cat_table {
     pthread_mutex_t lock;  /* serializes writers */
 } cat_table;
 
+/* A view: the text of its query, the session context the text is bound in, and the names and
+ * types of the query's columns when it was created (Trino's view definition). Immutable. */
+typedef struct cat_view {
+    _Atomic int refs;
+    char *catalog;
+    char *schema;
+    char *name;
+    char *sql;             /* the query text as written after AS */
+    char *ctx_catalog;     /* session catalog and schema at creation: unqualified names in sql */
+    char *ctx_schema;      /* resolve against these (NULL when the session had none) */
+    cat_column *columns;   /* name and type of each output column (not_null unused) */
+    uint32_t n_columns;
+    char *comment;         /* COMMENT '...' or NULL */
+} cat_view;
+
 typedef struct cat_schema {
     char *name;
     cat_table **tables;
     uint32_t n_tables;
     uint32_t cap_tables;
+    cat_view **views;      /* in creation order; a name is a table or a view, never both */
+    uint32_t n_views;
+    uint32_t cap_views;
 } cat_schema;
 
 typedef struct catalog {
@@ -78,10 +99,13 @@ int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cas
                         sqe_error *err);
 bool catalog_has_schema(catalog *c, const char *schema);
 
-/* Creates an empty table. Columns are copied. On success *out (optional) is a new reference. */
+/* Creates an empty table. Columns are copied. On success *out (optional) is a new reference.
+ * Fails with ALREADY_EXISTS when a view of that name exists (even with if_not_exists). */
 int catalog_create_table(catalog *c, const char *schema, const char *name,
                          const cat_column *columns, uint32_t n_columns, bool if_not_exists,
                          cat_table **out, sqe_error *err);
+/* Fails with GENERIC_USER_ERROR ("... but a view with that name exists") when name is a view,
+ * even with if_exists (Trino). */
 int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
                        sqe_error *err);
 /* Looks a table up; on success *out is a new reference (cat_table_unref). Returns
@@ -89,13 +113,30 @@ int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if
 int catalog_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
                       sqe_error *err);
 
-/* Snapshot listings (names copied into a; sorted). */
+/* Snapshot listings (names copied into a; sorted). Table listings include views (Trino's SHOW
+ * TABLES). */
 int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_error *err);
 int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names, uint32_t *n,
                         sqe_error *err);
 
 void cat_table_ref(cat_table *t);
 void cat_table_unref(cat_table *t);
+
+/* Creates view def->schema.def->name from def (its sql, ctx_*, columns and comment; the other
+ * fields are ignored). Everything is copied. Fails with SCHEMA_NOT_FOUND, or ALREADY_EXISTS when
+ * a table of that name exists or, unless or_replace, a view does. Replacing leaves queries that
+ * hold the old view unaffected. On error the catalog is unchanged. */
+int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err);
+/* Drops a view. TABLE_NOT_FOUND when there is none (with a hint when a table has that name),
+ * unless if_exists. */
+int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
+                      sqe_error *err);
+/* Looks a view up; on success *out is a new reference (cat_view_unref). Returns SCHEMA_NOT_FOUND
+ * or TABLE_NOT_FOUND ("View '...' does not exist") otherwise; err may be NULL for a probe. */
+int catalog_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
+                     sqe_error *err);
+void cat_view_ref(cat_view *v);
+void cat_view_unref(cat_view *v);
 
 /* Appending rows: build new chunks privately, then commit them in one step. */
 typedef struct cat_append {

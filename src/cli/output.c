@@ -13,8 +13,20 @@
  * NOTES:
  *   - Numbers (integer types, real, double, decimal) are right-aligned in the table format.
  *   - JSON: integer, real and double cells whose text is a JSON number are written bare (NaN and
- *     Infinity become strings), booleans bare, everything else (decimal, varchar, date, nested
- *     types) as strings; NULL as null. Column names are the object keys, in column order.
+ *     Infinity become strings), booleans bare, every other scalar (decimal, varchar, date, ...)
+ *     as a string; NULL as null. Column names are the object keys, in column order.
+ *   - JSON of nested values: ARRAY is a JSON array, ROW an object keyed by field name (fieldN
+ *     when anonymous), MAP an object when its key type is varchar/char and otherwise an array of
+ *     [key, value] pairs; elements are written like top-level scalars, NULL as null. The
+ *     formatter only sees the engine's text ("[1, 2]", "{a=1}", "{x=1, y=abc}"), so it parses
+ *     that text guided by the column's type name: a varchar element ends at the first separator
+ *     its position allows (", " or "]" in an array; "=" after a map key; ", " or "}" after a map
+ *     value; ", <next field>=" or "}" after a row field), and an element whose text is "NULL"
+ *     is null; json elements are skipped as JSON text (brackets and strings balanced). Strings
+ *     holding those separators, equal to "NULL" or empty (ARRAY[''] prints "[]") are ambiguous
+ *     in the text and may be split wrongly; a cell whose text does not parse against its type is
+ *     written as a JSON string, as before. An exact encoding needs the values, not their text
+ *     (a sqe_chunk accessor for nested values in the public API).
  *   - Widths count display columns of UTF-8 text (wide East Asian characters count two).
  */
 #include "cli/output.h"
@@ -32,6 +44,23 @@ typedef enum value_kind {
     KIND_DECIMAL, /* decimal(p,s): right-aligned, a string in JSON */
     KIND_BOOLEAN
 } value_kind;
+
+/* The shape of a nested column type, parsed from its Trino name (see "json: nested values"). */
+typedef struct json_type json_type;
+struct json_type {
+    char nest;            /* 0 scalar, 'a' array, 'm' map, 'r' row */
+    value_kind kind;      /* scalar: how its values are written */
+    int is_string;        /* scalar: varchar or char */
+    int is_json;          /* scalar: json (its text delimits itself) */
+    int string_keys;      /* map: the key is varchar/char, so the map is a JSON object */
+    uint32_t n_children;
+    json_type **children; /* array: [element]; map: [key, value]; row: the fields */
+    char **names;         /* row: field names, "fieldN" for anonymous fields */
+    char **seps;          /* row: what ends field i in the text: ", <name i+1>=", last "}" */
+};
+
+static void json_type_destroy(json_type *t);
+static json_type *json_type_parse(const char *type_name);
 
 struct cli_output {
     FILE *fp;
@@ -51,6 +80,7 @@ struct cli_output {
     /* json */
     char *json_keys;     /* all keys pre-rendered: "\"a\":\0\"b\":\0" */
     char **json_key;     /* per column, into json_keys */
+    json_type **json_types; /* per column: the nested type's shape, NULL for scalar columns */
 };
 
 /* ---- formats ------------------------------------------------------------------------------- */
@@ -175,7 +205,9 @@ int cli_output_create(FILE *fp, cli_format fmt, int n_cols, const char *const *n
     o->kinds = calloc(n + 1, sizeof *o->kinds);
     o->widths = calloc(n + 1, sizeof *o->widths);
     o->json_key = calloc(n + 1, sizeof *o->json_key);
-    if (!o->names || !o->types || !o->kinds || !o->widths || !o->json_key) goto out_fail;
+    o->json_types = calloc(n + 1, sizeof *o->json_types);
+    if (!o->names || !o->types || !o->kinds || !o->widths || !o->json_key || !o->json_types)
+        goto out_fail;
     for (size_t i = 0; i < n; i++) {
         o->names[i] = dup_or_empty(names ? names[i] : NULL);
         o->types[i] = dup_or_empty(types ? types[i] : NULL);
@@ -205,6 +237,9 @@ int cli_output_create(FILE *fp, cli_format fmt, int n_cols, const char *const *n
         }
         for (size_t i = 0; i < n; i++) o->json_key[i] = o->json_keys + offsets[i];
         free(offsets);
+        /* A nested type whose name does not parse (or no memory to hold it) keeps its cells
+         * written as strings. */
+        for (size_t i = 0; i < n; i++) o->json_types[i] = json_type_parse(o->types[i]);
     }
     *out = o;
     return 0;
@@ -221,7 +256,9 @@ void cli_output_destroy(cli_output *out) {
     for (int i = 0; i < out->n_cols; i++) {
         if (out->names) free(out->names[i]);
         if (out->types) free(out->types[i]);
+        if (out->json_types) json_type_destroy(out->json_types[i]);
     }
+    free(out->json_types);
     free(out->names);
     free(out->types);
     free(out->kinds);
@@ -444,11 +481,13 @@ static void delimited_line(FILE *fp, cli_format fmt, int n_cols, const char *con
 
 /* ---- json ---------------------------------------------------------------------------------- */
 
-void cli_json_write_string(FILE *fp, const char *s) {
+/* Writes s[0..len) as a JSON string literal (see cli_json_write_string). */
+static void json_string_n(FILE *fp, const char *s, size_t len) {
     static const char hex[] = "0123456789abcdef";
     fputc('"', fp);
     const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
+    const unsigned char *end = p + len;
+    while (p < end) {
         unsigned char c = *p;
         if (c == '"' || c == '\\') {
             fputc('\\', fp);
@@ -470,6 +509,7 @@ void cli_json_write_string(FILE *fp, const char *s) {
         } else {
             unsigned cp;
             size_t n = utf8_decode(p, &cp);
+            if (n > (size_t)(end - p)) cp = 0xFFFD, n = 1; /* a sequence cut by the bound */
             if (cp == 0xFFFD && n == 1) fputs("\\ufffd", fp);
             else fwrite(p, 1, n, fp);
             p += n;
@@ -478,50 +518,378 @@ void cli_json_write_string(FILE *fp, const char *s) {
     fputc('"', fp);
 }
 
-int cli_json_is_number(const char *s) {
+void cli_json_write_string(FILE *fp, const char *s) { json_string_n(fp, s, strlen(s)); }
+
+/* 1 if s[0..len) is a number in JSON's grammar. */
+static int json_is_number_n(const char *s, size_t len) {
     const char *p = s;
-    if (*p == '-') p++;
-    if (*p == '0') p++;
-    else if (*p >= '1' && *p <= '9')
-        while (*p >= '0' && *p <= '9') p++;
+    const char *end = s + len;
+#define AT(ch) (p < end && *p == (ch))
+#define DIGIT() (p < end && *p >= '0' && *p <= '9')
+    if (AT('-')) p++;
+    if (AT('0')) p++;
+    else if (p < end && *p >= '1' && *p <= '9')
+        while (DIGIT()) p++;
     else
         return 0;
-    if (*p == '.') {
+    if (AT('.')) {
         p++;
-        if (!(*p >= '0' && *p <= '9')) return 0;
-        while (*p >= '0' && *p <= '9') p++;
+        if (!DIGIT()) return 0;
+        while (DIGIT()) p++;
     }
-    if (*p == 'e' || *p == 'E') {
+    if (AT('e') || AT('E')) {
         p++;
-        if (*p == '+' || *p == '-') p++;
-        if (!(*p >= '0' && *p <= '9')) return 0;
-        while (*p >= '0' && *p <= '9') p++;
+        if (AT('+') || AT('-')) p++;
+        if (!DIGIT()) return 0;
+        while (DIGIT()) p++;
     }
-    return *p == '\0';
+#undef AT
+#undef DIGIT
+    return p == end;
 }
 
-static void json_value(FILE *fp, value_kind kind, const char *s) {
-    if (!s) {
-        fputs("null", fp);
-        return;
-    }
+int cli_json_is_number(const char *s) { return json_is_number_n(s, strlen(s)); }
+
+/* Writes the scalar text s[0..len) as the JSON token of its kind. */
+static void json_token(FILE *fp, value_kind kind, const char *s, size_t len) {
     switch (kind) {
     case KIND_INTEGER:
     case KIND_FLOAT:
-        if (cli_json_is_number(s)) {
-            fputs(s, fp);
+        if (json_is_number_n(s, len)) {
+            fwrite(s, 1, len, fp);
             return;
         }
         break;
     case KIND_BOOLEAN:
-        if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0) {
-            fputs(s, fp);
+        if ((len == 4 && memcmp(s, "true", 4) == 0) || (len == 5 && memcmp(s, "false", 5) == 0)) {
+            fwrite(s, 1, len, fp);
             return;
         }
         break;
     default: break;
     }
-    cli_json_write_string(fp, s);
+    json_string_n(fp, s, len);
+}
+
+/* ---- json: nested values ------------------------------------------------------------------- */
+
+/* Nesting deeper than this in a type name is left to the string form. */
+#define JSON_TYPE_MAX_DEPTH 100
+
+static void json_type_destroy(json_type *t) {
+    if (!t) return;
+    for (uint32_t i = 0; i < t->n_children; i++) {
+        json_type_destroy(t->children[i]);
+        if (t->names) free(t->names[i]);
+        if (t->seps) free(t->seps[i]);
+    }
+    free(t->children);
+    free(t->names);
+    free(t->seps);
+    free(t);
+}
+
+/* Reads the name of a row field at *pp, as type_format writes it: an identifier or a quoted
+ * name ("" for a quote) followed by a space; anonymous fields get "field<idx>". Returns a malloc'd
+ * name with *pp past it, or NULL when out of memory or malformed. */
+static char *row_field_name(const char **pp, uint32_t idx) {
+    const char *p = *pp;
+    if (*p == '"') {
+        char *name = malloc(strlen(p) + 1);
+        size_t n = 0;
+        if (!name) return NULL;
+        for (p++;; p++) {
+            if (*p == '\0') {
+                free(name);
+                return NULL;
+            }
+            if (*p == '"') {
+                if (p[1] != '"') break;
+                p++;
+            }
+            name[n++] = *p;
+        }
+        name[n] = '\0';
+        if (p[1] != ' ') {
+            free(name);
+            return NULL;
+        }
+        *pp = p + 2;
+        return name;
+    }
+    const char *q = p;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+           *q == '_')
+        q++;
+    /* "interval day to second" and "interval year to month" are the type names that start with
+     * a word and a space (a field may still be named "interval"). */
+    int interval_type = strncasecmp(p, "interval day to ", 16) == 0 ||
+                        strncasecmp(p, "interval year to ", 17) == 0;
+    if (q > p && *q == ' ' && !interval_type) {
+        *pp = q + 1;
+        return strndup(p, (size_t)(q - p));
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "field%u", idx);
+    return strdup(buf);
+}
+
+/* Adds child (and, for rows, its name) to t; frees both and returns -1 when out of memory. */
+static int json_type_add(json_type *t, json_type *child, char *name) {
+    size_t n = (size_t)t->n_children + 1;
+    json_type **children = realloc(t->children, n * sizeof *children);
+    if (children) t->children = children;
+    char **names = t->nest == 'r' ? realloc(t->names, n * sizeof *names) : NULL;
+    if (names) t->names = names;
+    if (!children || (t->nest == 'r' && !names)) {
+        json_type_destroy(child);
+        free(name);
+        return -1;
+    }
+    t->children[t->n_children] = child;
+    if (t->nest == 'r') t->names[t->n_children] = name;
+    t->n_children++;
+    return 0;
+}
+
+/* Parses the type name at *pp up to the ',' or ')' that ends it (or the end of the text). */
+static json_type *type_node_parse(const char **pp, int depth) {
+    const char *p = *pp;
+    json_type *t = calloc(1, sizeof *t);
+    if (!t || depth > JSON_TYPE_MAX_DEPTH) goto out_fail;
+    if (strncasecmp(p, "array(", 6) == 0) t->nest = 'a', p += 6;
+    else if (strncasecmp(p, "map(", 4) == 0) t->nest = 'm', p += 4;
+    else if (strncasecmp(p, "row(", 4) == 0) t->nest = 'r', p += 4;
+    if (!t->nest) {
+        /* A scalar: everything up to a ',' or ')' outside its own parentheses, such as
+         * "decimal(12,2)" or "timestamp(3) with time zone". */
+        const char *start = p;
+        int parens = 0;
+        for (; *p && !(parens == 0 && (*p == ',' || *p == ')')); p++) {
+            if (*p == '(') parens++;
+            else if (*p == ')') parens--;
+        }
+        char *name = strndup(start, (size_t)(p - start));
+        if (!name) goto out_fail;
+        t->kind = kind_of(name);
+        t->is_string = strncasecmp(name, "varchar", 7) == 0 || strncasecmp(name, "char", 4) == 0;
+        t->is_json = strcasecmp(name, "json") == 0;
+        free(name);
+        *pp = p;
+        return t;
+    }
+    for (;;) {
+        char *name = NULL;
+        if (t->nest == 'r' && !(name = row_field_name(&p, t->n_children))) goto out_fail;
+        json_type *child = type_node_parse(&p, depth + 1);
+        if (!child) {
+            free(name);
+            goto out_fail;
+        }
+        if (json_type_add(t, child, name) != 0) goto out_fail;
+        if (*p == ',') {
+            p += p[1] == ' ' ? 2 : 1;
+            continue;
+        }
+        if (*p != ')') goto out_fail;
+        p++;
+        break;
+    }
+    if ((t->nest == 'a' && t->n_children != 1) || (t->nest == 'm' && t->n_children != 2))
+        goto out_fail;
+    if (t->nest == 'm')
+        t->string_keys = t->children[0]->nest == 0 && t->children[0]->is_string;
+    if (t->nest == 'r') {
+        t->seps = calloc(t->n_children, sizeof *t->seps);
+        if (!t->seps) goto out_fail;
+        for (uint32_t i = 0; i < t->n_children; i++) {
+            if (i + 1 == t->n_children) {
+                t->seps[i] = strdup("}");
+            } else {
+                size_t len = strlen(t->names[i + 1]) + 4;
+                t->seps[i] = malloc(len);
+                if (t->seps[i]) snprintf(t->seps[i], len, ", %s=", t->names[i + 1]);
+            }
+            if (!t->seps[i]) goto out_fail;
+        }
+    }
+    *pp = p;
+    return t;
+
+out_fail:
+    json_type_destroy(t);
+    return NULL;
+}
+
+/* The shape of a nested type name ("array(row(x integer, y varchar))"); NULL for scalar types
+ * and for names that do not parse. */
+static json_type *json_type_parse(const char *type_name) {
+    const char *p = type_name;
+    json_type *t = type_node_parse(&p, 0);
+    if (t && (t->nest == 0 || *p != '\0')) {
+        json_type_destroy(t);
+        t = NULL;
+    }
+    return t;
+}
+
+/* A cursor over a nested cell's text. With fp NULL nothing is written: json_nested runs once
+ * that way to check the text parses, then again to write it. */
+typedef struct text_cursor {
+    const char *p;   /* next byte to read */
+    const char *end; /* end of the cell text */
+    FILE *fp;
+} text_cursor;
+
+static int starts_with(const text_cursor *c, const char *at, const char *lit) {
+    size_t len = strlen(lit);
+    return (size_t)(c->end - at) >= len && memcmp(at, lit, len) == 0;
+}
+
+/* Consumes lit when the text continues with it; returns 1 if it did. */
+static int take(text_cursor *c, const char *lit) {
+    if (!starts_with(c, c->p, lit)) return 0;
+    c->p += strlen(lit);
+    return 1;
+}
+
+static void put(text_cursor *c, const char *s) {
+    if (c->fp) fputs(s, c->fp);
+}
+
+/* 1 if a value ending at `at` is followed by one of its terminators (stop2 may be NULL; a NULL
+ * stop1 means the value runs to the end of the text). */
+static int at_stop(const text_cursor *c, const char *at, const char *stop1, const char *stop2) {
+    if (!stop1) return at == c->end;
+    return starts_with(c, at, stop1) || (stop2 && starts_with(c, at, stop2));
+}
+
+/* The end of a scalar's text starting at c->p: the first place a terminator follows. */
+static const char *scalar_end(const text_cursor *c, const char *stop1, const char *stop2) {
+    if (!stop1) return c->end;
+    for (const char *q = c->p; q < c->end; q++)
+        if (at_stop(c, q, stop1, stop2)) return q;
+    return NULL;
+}
+
+/* The end of the JSON text starting at c->p (an element of type json): strings and brackets are
+ * skipped whole, so separators inside the document do not end it. NULL when it does not end. */
+static const char *json_text_end(const text_cursor *c) {
+    const char *q = c->p;
+    if (q < c->end && (*q == '"' || *q == '[' || *q == '{')) {
+        int depth = 0;
+        do {
+            if (*q == '"') {
+                for (q++; q < c->end && *q != '"'; q++)
+                    if (*q == '\\') q++;
+                if (q >= c->end) return NULL;
+            } else if (*q == '[' || *q == '{') {
+                depth++;
+            } else if (*q == ']' || *q == '}') {
+                depth--;
+            }
+            q++;
+        } while (depth > 0 && q < c->end);
+        return depth == 0 ? q : NULL;
+    }
+    /* A number, true, false or null. */
+    while (q < c->end && *q != ',' && *q != ']' && *q != '}') q++;
+    return q == c->p ? NULL : q;
+}
+
+/* Parses (and writes, when c->fp is set) one value of type t ended by stop1 or stop2. Returns 0,
+ * or -1 when the text does not fit the type. */
+static int json_nested(const json_type *t, text_cursor *c, const char *stop1, const char *stop2) {
+    if (starts_with(c, c->p, "NULL") && at_stop(c, c->p + 4, stop1, stop2)) {
+        c->p += 4;
+        put(c, "null");
+        return 0;
+    }
+    switch (t->nest) {
+    case 0: {
+        const char *q = t->is_json ? json_text_end(c) : scalar_end(c, stop1, stop2);
+        if (!q || !at_stop(c, q, stop1, stop2)) return -1;
+        if (c->fp) json_token(c->fp, t->kind, c->p, (size_t)(q - c->p));
+        c->p = q;
+        return 0;
+    }
+    case 'a':
+        if (!take(c, "[")) return -1;
+        put(c, "[");
+        if (!take(c, "]")) {
+            for (int first = 1;; first = 0) {
+                if (!first) put(c, ",");
+                if (json_nested(t->children[0], c, ", ", "]") != 0) return -1;
+                if (take(c, "]")) break;
+                if (!take(c, ", ")) return -1;
+            }
+        }
+        put(c, "]");
+        return 0;
+    case 'm':
+        if (!take(c, "{")) return -1;
+        put(c, t->string_keys ? "{" : "[");
+        if (!take(c, "}")) {
+            for (int first = 1;; first = 0) {
+                if (!first) put(c, ",");
+                if (t->string_keys) {
+                    /* Map keys are never NULL: "NULL" here is a string. */
+                    const char *q = scalar_end(c, "=", NULL);
+                    if (!q) return -1;
+                    if (c->fp) json_string_n(c->fp, c->p, (size_t)(q - c->p));
+                    c->p = q;
+                    put(c, ":");
+                } else {
+                    put(c, "[");
+                    if (json_nested(t->children[0], c, "=", NULL) != 0) return -1;
+                    put(c, ",");
+                }
+                if (!take(c, "=")) return -1;
+                if (json_nested(t->children[1], c, ", ", "}") != 0) return -1;
+                if (!t->string_keys) put(c, "]");
+                if (take(c, "}")) break;
+                if (!take(c, ", ")) return -1;
+            }
+        }
+        put(c, t->string_keys ? "}" : "]");
+        return 0;
+    case 'r':
+        if (!take(c, "{")) return -1;
+        put(c, "{");
+        for (uint32_t i = 0; i < t->n_children; i++) {
+            if (i) {
+                put(c, ",");
+                if (!take(c, ", ")) return -1;
+            }
+            if (c->fp) {
+                cli_json_write_string(c->fp, t->names[i]);
+                fputc(':', c->fp);
+            }
+            if (!take(c, t->names[i]) || !take(c, "=")) return -1;
+            if (json_nested(t->children[i], c, t->seps[i], NULL) != 0) return -1;
+        }
+        if (!take(c, "}")) return -1;
+        put(c, "}");
+        return 0;
+    default: return -1;
+    }
+}
+
+static void json_value(FILE *fp, value_kind kind, const json_type *nested, const char *s) {
+    if (!s) {
+        fputs("null", fp);
+        return;
+    }
+    if (nested) {
+        size_t len = strlen(s);
+        text_cursor check = {s, s + len, NULL};
+        if (json_nested(nested, &check, NULL, NULL) == 0 && check.p == check.end) {
+            text_cursor write = {s, s + len, fp};
+            json_nested(nested, &write, NULL, NULL);
+            return;
+        }
+    }
+    json_token(fp, kind, s, strlen(s));
 }
 
 static void json_row(cli_output *o, const char *const *cells) {
@@ -530,7 +898,7 @@ static void json_row(cli_output *o, const char *const *cells) {
     for (int i = 0; i < o->n_cols; i++) {
         if (i) fputc(',', o->fp);
         fputs(o->json_key[i], o->fp);
-        json_value(o->fp, o->kinds[i], cells[i]);
+        json_value(o->fp, o->kinds[i], o->json_types[i], cells[i]);
     }
     fputc('}', o->fp);
 }

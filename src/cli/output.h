@@ -4,6 +4,15 @@
  * The formatters know nothing about the engine: they take column names, Trino type names and the
  * text of each cell (NULL for SQL NULL), so they can be unit-tested with made-up rows. The code
  * that pulls chunks from a sqe_result and feeds them here is in run.c.
+ *
+ * JSON values: integers, real and double as JSON numbers (NaN, Infinity as strings), booleans
+ * bare, other scalars (decimal, varchar, date, timestamp, varbinary, uuid, json, ...) as strings
+ * of their text, NULL as null. Nested values become JSON: ARRAY an array, ROW an object keyed by
+ * field name ("fieldN" for anonymous fields), MAP an object when the key type is varchar/char and
+ * otherwise an array of [key, value] pairs, with elements written like top-level scalars. They
+ * are parsed back from the cell text guided by the type name, so a string element holding a
+ * separator of the text form (", ", "=", "]", "}"), equal to "NULL" or empty may be split
+ * wrongly (see output.c); text that does not parse is written as a string.
  */
 #ifndef SQE_CLI_OUTPUT_H
 #define SQE_CLI_OUTPUT_H

@@ -1,13 +1,16 @@
 /*
  * ddl.c: statements that change the catalog or table data of the memory catalog: CREATE / DROP
- * SCHEMA, CREATE TABLE, CREATE TABLE AS, INSERT, DELETE, UPDATE, TRUNCATE, DROP TABLE, and the
- * session statements USE, SET SESSION and RESET SESSION.
+ * SCHEMA, CREATE TABLE, CREATE TABLE AS, CREATE [OR REPLACE] VIEW, DROP VIEW, INSERT, DELETE,
+ * UPDATE, TRUNCATE, DROP TABLE, and the session statements USE, SET SESSION and RESET SESSION.
  *
  * INTERFACE: engine_ddl.
  * NOTES: writes are all-or-nothing: rows are appended to a private chunk list and committed in
  * one step; on any error they are dropped (and a table created by CTAS is dropped again).
  * DELETE and UPDATE on memory tables rewrite the table: the surviving or updated rows are
  * computed by a query over the table, then swapped in under the table's writer lock.
+ * CREATE VIEW binds the query once to record its column names and types (Trino's view
+ * definition) and stores the query text with the session's catalog and schema; the binder
+ * expands the text wherever the view is used (bind_from.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,12 +59,27 @@ static void at_name(sqe_error *err, const sql_qname *name) {
     }
 }
 
+/* After a table lookup failed: when the name is a view, replaces the error with NOT_SUPPORTED
+ * and message on_view (Trino: "Inserting into views is not supported"). Returns rc. */
+static int view_instead(catalog *cat, const char *schema, const char *name, const sql_qname *qn,
+                        const char *on_view, int rc, sqe_error *err) {
+    cat_view *v;
+    if (rc != SQE_ERR_TABLE_NOT_FOUND || catalog_get_view(cat, schema, name, &v, NULL) != SQE_OK)
+        return rc;
+    cat_view_unref(v);
+    return err_set_at(err, SQE_ERR_NOT_SUPPORTED, qn->parts[0].line, qn->parts[0].col, "%s",
+                      on_view);
+}
+
 /* Looks up a table named in a statement; errors point at the name. */
-static int get_table_at(sqe_conn *conn, const sql_qname *qn, catalog **cat, const char **schema,
-                        const char **name, cat_table **t, sqe_error *err) {
+static int get_table_at(sqe_conn *conn, const sql_qname *qn, const char *on_view, catalog **cat,
+                        const char **schema, const char **name, cat_table **t, sqe_error *err) {
     SQE_TRY(resolve_table(conn, qn, cat, schema, name, err));
     int rc = catalog_get_table(*cat, *schema, *name, t, err);
-    if (rc) at_name(err, qn);
+    if (rc) {
+        at_name(err, qn);
+        rc = view_instead(*cat, *schema, *name, qn, on_view, rc, err);
+    }
     return rc;
 }
 
@@ -159,7 +177,8 @@ static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *param
             err->line = st->u.insert.table.parts[0].line;
             err->column = st->u.insert.table.parts[0].col;
         }
-        return rc;
+        return view_instead(cat, schema, name, &st->u.insert.table,
+                            "Inserting into views is not supported", rc, err);
     }
     insert_target it = {t, NULL, t->n_columns, st->line, st->col};
     int *cols = NULL;
@@ -314,6 +333,94 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     return count_result(rows, out, err);
 }
 
+/* --- views ---------------------------------------------------------------------------------- */
+
+/* CREATE [OR REPLACE] VIEW name AS query. */
+static int create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    const sql_qname *qn = &st->u.create_view.name;
+    bool or_replace = st->u.create_view.or_replace;
+    catalog *cat;
+    const char *schema, *name;
+    SQE_TRY(resolve_table(conn, qn, &cat, &schema, &name, err));
+    if (st->n_params > 0)
+        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
+                          "Parameters are not allowed in a view definition");
+    /* Name conflicts first, as they are cheaper than the query (re-checked on creation). */
+    if (!catalog_has_schema(cat, schema))
+        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, qn->parts[0].line, qn->parts[0].col,
+                          "Schema '%s' does not exist", schema);
+    cat_table *t;
+    cat_view *v;
+    if (catalog_get_table(cat, schema, name, &t, NULL) == SQE_OK) {
+        cat_table_unref(t);
+        return err_set_at(err, SQE_ERR_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
+                          "Table '%s.%s.%s' already exists", cat->name, schema, name);
+    }
+    if (!or_replace && catalog_get_view(cat, schema, name, &v, NULL) == SQE_OK) {
+        cat_view_unref(v);
+        return err_set_at(err, SQE_ERR_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
+                          "View '%s.%s.%s' already exists", cat->name, schema, name);
+    }
+    arena a;
+    arena_init(&a, NULL);
+    plan_ctx pc;
+    plan_ctx_init(&pc, &a, NULL);
+    bind_env env;
+    engine_bind_env(conn, &env);
+    bound_query bq;
+    int rc = bind_view_definition(&pc, &env, cat->name, schema, name, st->u.create_view.query,
+                                  &bq, err);
+    uint32_t n = rc ? 0 : bq.root->n_out;
+    cat_column *cols = rc ? NULL : calloc(n + 1, sizeof(cat_column));
+    if (!rc && !cols) rc = err_nomem(err, "create view");
+    /* Trino: every column needs a name, a distinct one, and a known type. */
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        cols[i].name = (char *)bq.names[i];
+        cols[i].type = bq.root->out[i].type;
+        if (!cols[i].name)
+            rc = err_set_at(err, SQE_ERR_GENERIC_USER_ERROR, st->line, st->col,
+                            "Column name not specified at position %u", i + 1);
+        for (uint32_t j = 0; !rc && j < i; j++)
+            if (strcmp(cols[j].name, cols[i].name) == 0)
+                rc = err_set_at(err, SQE_ERR_DUPLICATE_COLUMN_NAME, st->line, st->col,
+                                "Column name '%s' specified more than once", cols[i].name);
+        if (!rc && cols[i].type.id == TYPE_UNKNOWN)
+            rc = err_set_at(err, SQE_ERR_GENERIC_USER_ERROR, st->line, st->col,
+                            "Column type is unknown: %s", cols[i].name);
+    }
+    if (!rc) {
+        cat_view def;
+        memset(&def, 0, sizeof def);
+        def.schema = (char *)schema;
+        def.name = (char *)name;
+        def.sql = (char *)st->u.create_view.text;
+        def.ctx_catalog = conn->catalog;
+        def.ctx_schema = conn->schema;
+        def.columns = cols;
+        def.n_columns = n;
+        def.comment = (char *)st->u.create_view.comment;
+        rc = catalog_create_view(cat, &def, or_replace, err);
+        if (rc) at_name(err, qn);
+    }
+    free(cols);
+    plan_ctx_destroy(&pc);
+    arena_destroy(&a);
+    SQE_TRY(rc);
+    return ok_result(out, err);
+}
+
+static int drop_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    catalog *cat;
+    const char *schema, *name;
+    SQE_TRY(resolve_table(conn, &st->u.drop.name, &cat, &schema, &name, err));
+    int rc = catalog_drop_view(cat, schema, name, st->u.drop.if_exists, err);
+    if (rc) {
+        at_name(err, &st->u.drop.name);
+        return rc;
+    }
+    return ok_result(out, err);
+}
+
 /* --- DELETE / UPDATE: rewrite the table through a query ------------------------------------ */
 
 /* Builds the AST of `SELECT <items> FROM <table>` in arena a. */
@@ -385,7 +492,8 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     catalog *cat;
     const char *schema, *name;
     cat_table *t;
-    SQE_TRY(get_table_at(conn, &st->u.delete_.table, &cat, &schema, &name, &t, err));
+    SQE_TRY(get_table_at(conn, &st->u.delete_.table, "Deleting from views is not supported", &cat,
+                         &schema, &name, &t, err));
     uint64_t before = t->data.n_rows;
     int rc = SQE_OK;
     if (!st->u.delete_.where) {
@@ -420,7 +528,8 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     catalog *cat;
     const char *schema, *name;
     cat_table *t;
-    SQE_TRY(get_table_at(conn, &st->u.update.table, &cat, &schema, &name, &t, err));
+    SQE_TRY(get_table_at(conn, &st->u.update.table, "Updating views is not supported", &cat,
+                         &schema, &name, &t, err));
     arena a;
     arena_init(&a, NULL);
     int rc = SQE_OK;
@@ -637,6 +746,10 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         return create_table(conn, st, out, err);
     case SQL_STMT_CREATE_TABLE_AS:
         return create_table_as(conn, st, params, n_params, out, err);
+    case SQL_STMT_CREATE_VIEW:
+        return create_view(conn, st, out, err);
+    case SQL_STMT_DROP_VIEW:
+        return drop_view(conn, st, out, err);
     case SQL_STMT_DROP_TABLE:
         SQE_TRY(resolve_table(conn, &st->u.drop.name, &cat, &schema, &name, err));
         if (catalog_drop_table(cat, schema, name, st->u.drop.if_exists, err) != SQE_OK) {
@@ -646,7 +759,8 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         return ok_result(out, err);
     case SQL_STMT_TRUNCATE: {
         cat_table *t;
-        SQE_TRY(get_table_at(conn, &st->u.drop.name, &cat, &schema, &name, &t, err));
+        SQE_TRY(get_table_at(conn, &st->u.drop.name, "Cannot truncate a view", &cat, &schema, &name,
+                             &t, err));
         cat_table_truncate(t);
         cat_table_unref(t);
         return ok_result(out, err);

@@ -91,6 +91,10 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
                sqe_result **out, sqe_error *err);
 int engine_explain(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
                    uint32_t n_params, sqe_result **out, sqe_error *err);
+/* COPY (query) TO 'file' [WITH (...)] (copy.c): writes the query's rows to a Parquet file and
+ * returns one row with the BIGINT column "rows". On error no file is left behind. */
+int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+                sqe_result **out, sqe_error *err);
 
 /* Prepares a query's plan and executor in a fresh result (used by queries, INSERT, CTAS). On
  * success r owns the plan and the running query. */

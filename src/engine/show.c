@@ -1,10 +1,11 @@
 /*
- * show.c: SHOW CATALOGS / SCHEMAS / TABLES / COLUMNS / FUNCTIONS / SESSION / CREATE TABLE,
- * DESCRIBE, DESCRIBE INPUT and DESCRIBE OUTPUT, with Trino's column names.
+ * show.c: SHOW CATALOGS / SCHEMAS / TABLES / COLUMNS / FUNCTIONS / SESSION / CREATE TABLE /
+ * CREATE VIEW, DESCRIBE, DESCRIBE INPUT and DESCRIBE OUTPUT, with Trino's column names.
  *
  * INTERFACE: engine_show.
  * NOTES: results are built in memory (they are small). LIKE patterns use SQL LIKE semantics
- * (% and _, optional ESCAPE).
+ * (% and _, optional ESCAPE). SHOW TABLES lists views too, and DESCRIBE of a view shows the
+ * columns recorded when it was created (Trino).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,13 +99,23 @@ static int show_tables(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
     return rc;
 }
 
-static int get_table(sqe_conn *conn, const sql_qname *name, cat_table **t, sqe_error *err) {
+/* Looks up the table or view `name` names: on success exactly one of *t and *v is set (a new
+ * reference). Errors point at the name; a missing name is TABLE_NOT_FOUND ("Table ... does not
+ * exist", or "View ..." when want_view). */
+static int get_relation(sqe_conn *conn, const sql_qname *name, bool want_view, cat_table **t,
+                        cat_view **v, sqe_error *err) {
+    *t = NULL;
+    *v = NULL;
     bind_env env;
     engine_bind_env(conn, &env);
     catalog *cat;
     const char *schema, *table;
     SQE_TRY(bind_resolve_table_name(&env, name, &cat, &schema, &table, err));
     int rc = catalog_get_table(cat, schema, table, t, err);
+    if (rc == SQE_ERR_TABLE_NOT_FOUND) {
+        int view_rc = catalog_get_view(cat, schema, table, v, want_view ? err : NULL);
+        if (view_rc == SQE_OK || want_view) rc = view_rc;
+    }
     if (rc && err) {
         err->line = name->parts[0].line;
         err->column = name->parts[0].col;
@@ -112,26 +123,103 @@ static int get_table(sqe_conn *conn, const sql_qname *name, cat_table **t, sqe_e
     return rc;
 }
 
+/* The column list of a table or view (SHOW COLUMNS, DESCRIBE). */
 static int show_columns(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
     cat_table *t;
-    SQE_TRY(get_table(conn, st->u.show.target, &t, err));
+    cat_view *v;
+    SQE_TRY(get_relation(conn, st->u.show.target, false, &t, &v, err));
+    const cat_column *cols = t ? t->columns : v->columns;
+    uint32_t n_cols = t ? t->n_columns : v->n_columns;
     const char *names[] = {"Column", "Type", "Extra", "Comment"};
     int rc = engine_result_create(4, names, NULL, out, err);
-    for (uint32_t i = 0; !rc && i < t->n_columns; i++) {
+    for (uint32_t i = 0; !rc && i < n_cols; i++) {
         char type[256];
-        type_format(t->columns[i].type, type, sizeof type);
-        if (!matches(st, t->columns[i].name)) continue;
-        const char *row[4] = {t->columns[i].name, type, t->columns[i].not_null ? "not null" : "",
-                              t->columns[i].comment ? t->columns[i].comment : ""};
+        type_format(cols[i].type, type, sizeof type);
+        if (!matches(st, cols[i].name)) continue;
+        const char *row[4] = {cols[i].name, type, cols[i].not_null ? "not null" : "",
+                              cols[i].comment ? cols[i].comment : ""};
         rc = engine_result_add_text_row(*out, row, err);
     }
     cat_table_unref(t);
+    cat_view_unref(v);
+    return rc;
+}
+
+/* Appends s as a SQL string literal ('' doubles a quote). */
+static void put_string_literal(strbuf *sb, const char *s) {
+    strbuf_puts(sb, "'");
+    for (const char *q = s; *q; q++) {
+        if (*q == '\'') strbuf_putc(sb, '\'');
+        strbuf_putc(sb, *q);
+    }
+    strbuf_puts(sb, "'");
+}
+
+/* Appends a name, double-quoted unless it reads back the same unquoted (lower case letters,
+ * digits and '_'; reserved words are not detected). */
+static void put_name(strbuf *sb, const char *name) {
+    bool plain = *name && !(*name >= '0' && *name <= '9');
+    for (const char *q = name; plain && *q; q++)
+        plain = (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_';
+    if (plain) {
+        strbuf_puts(sb, name);
+        return;
+    }
+    strbuf_putc(sb, '"');
+    for (const char *q = name; *q; q++) {
+        if (*q == '"') strbuf_putc(sb, '"');
+        strbuf_putc(sb, *q);
+    }
+    strbuf_putc(sb, '"');
+}
+
+/* SHOW CREATE VIEW: Trino's form (CREATE VIEW c.s.v [COMMENT '..'] SECURITY DEFINER AS), then
+ * the query text as written. */
+static int show_create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    const sql_qname *target = st->u.show.target;
+    cat_table *t;
+    cat_view *v;
+    SQE_TRY(get_relation(conn, target, true, &t, &v, err));
+    if (t) {
+        int rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, target->parts[0].line,
+                            target->parts[0].col, "Relation '%s.%s.%s' is a table, not a view",
+                            t->catalog, t->schema, t->name);
+        cat_table_unref(t);
+        return rc;
+    }
+    strbuf sb;
+    strbuf_init(&sb);
+    strbuf_puts(&sb, "CREATE VIEW ");
+    put_name(&sb, v->catalog);
+    strbuf_putc(&sb, '.');
+    put_name(&sb, v->schema);
+    strbuf_putc(&sb, '.');
+    put_name(&sb, v->name);
+    if (v->comment) {
+        strbuf_puts(&sb, " COMMENT ");
+        put_string_literal(&sb, v->comment);
+    }
+    strbuf_printf(&sb, " SECURITY DEFINER AS\n%s", v->sql);
+    cat_view_unref(v);
+    int rc = sb.failed ? err_nomem(err, "show create view") : one_column("Create View", out, err);
+    const char *text = strbuf_cstr(&sb);
+    if (!rc) rc = engine_result_add_text_row(*out, &text, err);
+    strbuf_reset(&sb);
     return rc;
 }
 
 static int show_create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
     cat_table *t;
-    SQE_TRY(get_table(conn, st->u.show.target, &t, err));
+    cat_view *v;
+    SQE_TRY(get_relation(conn, st->u.show.target, false, &t, &v, err));
+    if (v) {
+        int rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->u.show.target->parts[0].line,
+                            st->u.show.target->parts[0].col,
+                            "Relation '%s.%s.%s' is a view, not a table", v->catalog, v->schema,
+                            v->name);
+        cat_view_unref(v);
+        return rc;
+    }
     strbuf sb;
     strbuf_init(&sb);
     strbuf_printf(&sb, "CREATE TABLE %s.%s.%s (\n", t->catalog, t->schema, t->name);
@@ -207,6 +295,7 @@ int engine_show(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error 
     case SQL_SHOW_FUNCTIONS: rc = show_functions(st, out, err); break;
     case SQL_SHOW_SESSION: rc = show_session(conn, out, err); break;
     case SQL_SHOW_CREATE_TABLE: rc = show_create_table(conn, st, out, err); break;
+    case SQL_SHOW_CREATE_VIEW: rc = show_create_view(conn, st, out, err); break;
     default:
         rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col, "This SHOW statement is not supported");
         break;

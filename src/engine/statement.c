@@ -246,6 +246,8 @@ int engine_execute(sqe_conn *conn, const sql_stmt *st, const char *text, const v
         return engine_run_query(conn, st->u.query, params, n_params, false, out, err);
     case SQL_STMT_EXPLAIN:
         return engine_explain(conn, st, params, n_params, out, err);
+    case SQL_STMT_COPY:
+        return engine_copy(conn, st, params, n_params, out, err);
     case SQL_STMT_SHOW:
         return engine_show(conn, st, out, err);
     case SQL_STMT_PREPARE:
@@ -263,9 +265,6 @@ int engine_execute(sqe_conn *conn, const sql_stmt *st, const char *text, const v
     case SQL_STMT_CALL:
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                           "Procedures are not supported by the memory catalog");
-    case SQL_STMT_CREATE_VIEW:
-    case SQL_STMT_DROP_VIEW:
-        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col, "Views are not supported yet");
     case SQL_STMT_MERGE:
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                           "MERGE is not supported by the memory catalog");

@@ -348,6 +348,7 @@ static int push(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
     t->rows_in[i + 1] += in->count;
     for (;;) {
         vec_chunk_reset(out);
+        out->seq = in->seq;
         exec_op_result res = EXEC_NEED_INPUT;
         if (t->profile) t0 = exec_now_ns();
         int rc = op->vt->op_execute(op, t->op_l[i], in, out, &res, t->err);

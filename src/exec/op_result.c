@@ -6,7 +6,10 @@
  * INTERFACE: exec_op_result_create (ops.h), exec_op_result_next (driver.h).
  * NOTES: each thread fills its own list of chunks; combine appends a thread's list to the
  * global one under a lock. A serial pipeline (ordered results, e.g. after a sort) runs on one
- * thread, so its chunks keep their order. Values are copied deep (string bytes into the
+ * thread, so its chunks keep their order. Input chunks that carry a source order (seq != 0:
+ * scans of tables and files, through streaming operators) are kept in result chunks of their
+ * own seq, and the list is stably sorted by seq before the first chunk is handed out, so a
+ * plain SELECT returns rows in table / file order whatever the number of threads. Values are copied deep (string bytes into the
  * chunk's heap), so results outlive the operators that produced them. A chunk handed out is
  * freed at the next call, so reading a large result does not hold all of it twice.
  */
@@ -25,6 +28,7 @@ typedef struct result_g {
     pthread_mutex_t lock;
     result_list list;
     uint32_t next;      /* next chunk to hand out */
+    bool sorted;        /* the list is in seq order */
 } result_g;
 
 typedef struct result_l {
@@ -69,10 +73,12 @@ static int result_local_init(exec_op *op, void *gstate, uint32_t input_idx, void
     return SQE_OK;
 }
 
-static int new_chunk(exec_op *op, result_l *l, sqe_error *err) {
+/* A new result chunk with room for capacity rows (VEC_CHUNK_SIZE at most), tagged seq. */
+static int new_chunk(exec_op *op, result_l *l, uint32_t capacity, uint64_t seq, sqe_error *err) {
     vec_chunk *c = calloc(1, sizeof *c);
     if (!c) return err_nomem(err, "result chunk");
-    int rc = exec_chunk_create_for(op, c, err);
+    int rc = vec_chunk_init(c, op->n_types, op->types, capacity ? capacity : 1, op->qctx->tracker, err);
+    c->seq = seq;
     if (rc == SQE_OK) rc = list_push(&l->list, c, err);
     if (rc != SQE_OK) {
         vec_chunk_destroy(c);
@@ -87,8 +93,10 @@ static int result_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk 
     uint32_t done = 0;
     while (done < in->count) {
         vec_chunk *cur = l->list.n ? l->list.chunks[l->list.n - 1] : NULL;
-        if (!cur || cur->count == cur->capacity) {
-            SQE_TRY(new_chunk(op, l, err));
+        if (!cur || cur->count == cur->capacity || cur->seq != in->seq) {
+            /* Ordered input gets chunks of its own size: small filtered chunks stay small. */
+            uint32_t cap = in->seq ? in->count - done : VEC_CHUNK_SIZE;
+            SQE_TRY(new_chunk(op, l, cap, in->seq, err));
             cur = l->list.chunks[l->list.n - 1];
         }
         uint32_t take = in->count - done;
@@ -162,9 +170,45 @@ int exec_op_result_create(exec_query_ctx *qctx, const plan *root, exec_op *child
     return SQE_OK;
 }
 
+static int cmp_seq(const void *a, const void *b) {
+    const vec_chunk *x = *(vec_chunk *const *)a, *y = *(vec_chunk *const *)b;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return 0;
+}
+
+/* Stable sort of the chunks by seq: chunks of equal seq come from one thread in order, so
+ * ties keep their list order (merge sort through an index tie-break). */
+static void sort_by_seq(result_list *l) {
+    bool ordered = true, any = false;
+    for (uint32_t i = 0; i < l->n; i++) {
+        any = any || l->chunks[i]->seq;
+        if (i && cmp_seq(&l->chunks[i - 1], &l->chunks[i]) > 0) ordered = false;
+    }
+    if (!any || ordered) return;
+    /* Insertion sort by runs would be O(n^2) in the worst case; use a merge sort. */
+    vec_chunk **tmp = malloc(l->n * sizeof *tmp);
+    if (!tmp) return; /* out of memory: rows stay complete, only their order suffers */
+    for (uint32_t width = 1; width < l->n; width *= 2) {
+        for (uint32_t lo = 0; lo < l->n; lo += 2 * width) {
+            uint32_t mid = lo + width < l->n ? lo + width : l->n;
+            uint32_t hi = lo + 2 * width < l->n ? lo + 2 * width : l->n;
+            uint32_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) tmp[k++] = cmp_seq(&l->chunks[b], &l->chunks[a]) < 0 ? l->chunks[b++] : l->chunks[a++];
+            while (a < mid) tmp[k++] = l->chunks[a++];
+            while (b < hi) tmp[k++] = l->chunks[b++];
+        }
+        memcpy(l->chunks, tmp, l->n * sizeof *tmp);
+    }
+    free(tmp);
+}
+
 const vec_chunk *exec_op_result_next(exec_op *op) {
     result_g *g = op->sink_gstate;
     if (!g) return NULL;
+    if (!g->sorted) {
+        sort_by_seq(&g->list);
+        g->sorted = true;
+    }
     if (g->next > 0 && g->list.chunks[g->next - 1]) {
         vec_chunk_destroy(g->list.chunks[g->next - 1]);
         free(g->list.chunks[g->next - 1]);

@@ -97,6 +97,7 @@ static int scan_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, sq
         for (uint32_t i = 0; i < s->n_cols; i++)
             vec_set_dict(&out->cols[i], &c->cols[s->columns[i]], NULL);
         out->count = c->count;
+        out->seq = l->chunk; /* the stored chunk's position + 1: table order */
         if (!s->filter) return SQE_OK;
         if (c->count > VEC_CHUNK_SIZE)
             return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "stored chunk too large");

@@ -30,6 +30,8 @@ typedef struct tfunc_g {
 
 typedef struct tfunc_l {
     void *reader;
+    uint32_t morsel;             /* of the open reader */
+    uint32_t batch;              /* batches read from it */
     exec_expr_state *fst;
     vec_chunk inner;
     bool inner_ok;
@@ -118,7 +120,11 @@ static int tfunc_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, s
                 return SQE_OK;
             }
             SQE_TRY(t->src->open(t->src->state, m, t->columns, t->n_cols, &l->reader, err));
+            l->morsel = m;
+            l->batch = 0;
         }
+        /* Chunks carry (morsel, batch) so results can keep the source's order. */
+        uint64_t seq = ((uint64_t)(l->morsel + 1) << 32) | ++l->batch;
         vec_chunk *dst = t->filter ? &l->inner : out;
         vec_chunk_reset(dst);
         SQE_TRY(t->src->next(l->reader, dst, err));
@@ -127,14 +133,19 @@ static int tfunc_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, s
             l->reader = NULL;
             continue;
         }
-        if (!t->filter) return SQE_OK;
+        if (!t->filter) {
+            out->seq = seq;
+            return SQE_OK;
+        }
         if (dst->count > VEC_CHUNK_SIZE)
             return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "source chunk too large");
         uint32_t n;
         SQE_TRY(exec_expr_select(l->fst, dst, NULL, dst->count, l->sel, &n, err));
         atomic_fetch_add_explicit(&op->profile.rows_in, dst->count, memory_order_relaxed);
         if (n == 0) continue;
-        return exec_chunk_slice(out, dst, n == dst->count ? NULL : l->sel, n, err);
+        SQE_TRY(exec_chunk_slice(out, dst, n == dst->count ? NULL : l->sel, n, err));
+        out->seq = seq;
+        return SQE_OK;
     }
 }
 

@@ -248,8 +248,10 @@ int func_like(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint
             const sqe_str *s = args[0]->data;
             const char *lit = bound->lit;
             uint32_t n = bound->lit_len, head = 0, mask = 0;
-            memcpy(&head, lit, n < 4 ? n : 4);
-            memset(&mask, 0xff, n < 4 ? n : 4);
+            if (n) {
+                memcpy(&head, lit, n < 4 ? n : 4);
+                memset(&mask, 0xff, n < 4 ? n : 4);
+            }
             switch (bound->kind) {
             case LIKE_PREFIX:
                 for (uint32_t i = 0; i < count; i++)

@@ -621,6 +621,7 @@ typedef enum sql_stmt_kind {
     SQL_STMT_CALL,             /* u.call */
     SQL_STMT_CREATE_VIEW,      /* u.create_view */
     SQL_STMT_DROP_VIEW,        /* u.drop */
+    SQL_STMT_COPY,             /* u.copy: COPY (query) TO 'file' [WITH (...)], COPY table TO */
 } sql_stmt_kind;
 
 typedef enum sql_explain_type {
@@ -772,6 +773,12 @@ struct sql_stmt {
             sql_query *query;
             const char *text; /* the query text as written */
         } create_view;
+        struct {
+            sql_query *query;      /* COPY (query) TO, or TABLE name for COPY name TO */
+            const char *path;      /* the target file, as written in the string literal */
+            int path_line, path_col;
+            sql_property_list options; /* WITH (name = value, ...); empty when absent */
+        } copy;
     } u;
 };
 

@@ -865,6 +865,14 @@ static void print_stmt(strbuf *sb, const sql_stmt *s) {
         if (s->u.drop.cascade) strbuf_puts(sb, " cascade");
         strbuf_putc(sb, ')');
         return;
+    case SQL_STMT_COPY:
+        strbuf_puts(sb, "(copy ");
+        print_query(sb, s->u.copy.query);
+        strbuf_printf(sb, " to '%s'", s->u.copy.path ? s->u.copy.path : "");
+        for (uint32_t i = 0; i < (uint32_t)s->u.copy.options.n; i++)
+            strbuf_printf(sb, " %s", s->u.copy.options.items[i].name.name);
+        strbuf_putc(sb, ')');
+        return;
     case SQL_STMT_TRUNCATE:
         strbuf_puts(sb, "(truncate ");
         print_qname(sb, &s->u.drop.name);

@@ -158,6 +158,49 @@ static sql_stmt *parse_create_table(sql_parser *p, const sql_token *t, bool or_r
     return s;
 }
 
+/* CREATE VIEW v (a, b) AS q becomes the view `SELECT * FROM (q) v (a, b)`, as AST and as stored
+ * text, so the aliases need no place of their own in a view definition. The newline before ')'
+ * ends a trailing `--` comment of q. */
+static bool wrap_view_aliases(sql_parser *p, sql_stmt *s, const sql_token *name_tok,
+                              const sql_token *open, const sql_token *close,
+                              const sql_ident_list *aliases) {
+    const char *parts[] = {"SELECT * FROM (\n", s->u.create_view.text, "\n) ",
+                           p->text + name_tok->off, " ", p->text + open->off};
+    size_t lens[] = {strlen(parts[0]), strlen(parts[1]), strlen(parts[2]), name_tok->len, 1,
+                     close->off + close->len - open->off};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) total += lens[i];
+    char *text = sql_alloc(p, total + 1);
+    sql_ident *alias = sql_alloc(p, sizeof *alias);
+    sql_select_item *star = sql_alloc(p, sizeof *star);
+    sql_relation *rel = sql_alloc(p, sizeof *rel);
+    sql_relation **from = sql_alloc(p, sizeof *from);
+    sql_query *q = sql_alloc(p, sizeof *q);
+    if (!text || !alias || !star || !rel || !from || !q) return false;
+    char *at = text;
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        memcpy(at, parts[i], lens[i]);
+        at += lens[i];
+    }
+    *alias = s->u.create_view.name.parts[s->u.create_view.name.n_parts - 1];
+    star->kind = SQL_SELECT_STAR;
+    star->line = rel->line = q->line = open->line;
+    star->col = rel->col = q->col = open->col;
+    rel->kind = SQL_REL_SUBQUERY;
+    rel->alias = alias;
+    rel->columns = *aliases;
+    rel->u.subquery.query = s->u.create_view.query;
+    from[0] = rel;
+    q->kind = SQL_QUERY_SELECT;
+    q->u.select.items = star;
+    q->u.select.n_items = 1;
+    q->u.select.from = from;
+    q->u.select.n_from = 1;
+    s->u.create_view.query = q;
+    s->u.create_view.text = text;
+    return true;
+}
+
 static sql_stmt *parse_create(sql_parser *p) {
     const sql_token *t = sql_cur(p);
     sql_advance(p); /* CREATE */
@@ -171,6 +214,13 @@ static sql_stmt *parse_create(sql_parser *p) {
         sql_stmt *s = new_stmt(p, SQL_STMT_CREATE_VIEW, t);
         if (!s || !sql_parse_qname(p, &s->u.create_view.name)) return NULL;
         s->u.create_view.or_replace = or_replace;
+        /* SQE extension: CREATE VIEW v (a, b) AS ... (column aliases) */
+        const sql_token *name_tok = &p->toks[p->pos - 1], *open = sql_cur(p), *close = NULL;
+        sql_ident_list aliases = {0};
+        if (open->kind == TK_LPAREN) {
+            if (!sql_parse_ident_list(p, &aliases)) return NULL;
+            close = &p->toks[p->pos - 1];
+        }
         if (sql_accept_kw(p, KW_COMMENT) && !parse_string_value(p, &s->u.create_view.comment))
             return NULL;
         if (sql_accept_kw(p, KW_SECURITY)) {
@@ -181,7 +231,9 @@ static sql_stmt *parse_create(sql_parser *p) {
         s->u.create_view.query = sql_parse_query(p);
         if (!s->u.create_view.query) return NULL;
         s->u.create_view.text = rest_text(p, qt);
-        return s->u.create_view.text ? s : NULL;
+        if (!s->u.create_view.text) return NULL;
+        if (close && !wrap_view_aliases(p, s, name_tok, open, close, &aliases)) return NULL;
+        return s;
     }
     if (!or_replace && sql_accept_kw(p, KW_SCHEMA)) {
         sql_stmt *s = new_stmt(p, SQL_STMT_CREATE_SCHEMA, t);
@@ -506,6 +558,59 @@ static sql_stmt *parse_prepare(sql_parser *p) {
     return s->u.prepare.text ? s : NULL;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * COPY (SQE extension, DuckDB's syntax)
+ * ------------------------------------------------------------------------------------------- */
+
+/* ( name [=] value, ... ): the '=' is optional so DuckDB's (FORMAT parquet) reads too; a bare
+ * word value parses as a column reference, which the engine reads as the word. */
+static bool parse_copy_options(sql_parser *p, sql_property_list *out) {
+    if (!sql_expect_tok(p, TK_LPAREN)) return false;
+    sql_vec v = {0};
+    do {
+        sql_property *prop = sql_vec_push(p, &v, sizeof *prop);
+        if (!prop || !sql_parse_ident(p, &prop->name)) return false;
+        sql_accept_tok(p, TK_EQ);
+        prop->value = sql_parse_expr(p);
+        if (!prop->value) return false;
+    } while (sql_accept_tok(p, TK_COMMA));
+    if (!sql_expect_tok(p, TK_RPAREN)) return false;
+    out->items = v.data;
+    out->n = v.n;
+    return true;
+}
+
+/* COPY ( query ) TO 'path' [WITH] [( options )] | COPY table TO 'path' [WITH] [( options )] */
+static sql_stmt *parse_copy(sql_parser *p) {
+    const sql_token *t = sql_cur(p);
+    sql_advance(p); /* COPY */
+    sql_stmt *s = new_stmt(p, SQL_STMT_COPY, t);
+    if (!s) return NULL;
+    const sql_token *qt = sql_cur(p);
+    if (qt->kind == TK_LPAREN) {
+        s->u.copy.query = sql_parse_query(p);
+        if (!s->u.copy.query) return NULL;
+    } else {
+        sql_query *q = sql_alloc(p, sizeof *q);
+        if (!q) return NULL;
+        q->kind = SQL_QUERY_TABLE;
+        q->line = qt->line;
+        q->col = qt->col;
+        if (!sql_parse_qname(p, &q->u.table)) return NULL;
+        s->u.copy.query = q;
+    }
+    if (!sql_expect_kw(p, KW_TO)) return NULL;
+    const sql_token *pt = sql_cur(p);
+    s->u.copy.path_line = pt->line;
+    s->u.copy.path_col = pt->col;
+    size_t len;
+    if (!sql_parse_string(p, &s->u.copy.path, &len)) return NULL;
+    bool with = sql_accept_kw(p, KW_WITH);
+    if ((with || sql_is_tok(p, TK_LPAREN)) && !parse_copy_options(p, &s->u.copy.options))
+        return NULL;
+    return s;
+}
+
 static sql_stmt *parse_explain(sql_parser *p) {
     const sql_token *t = sql_cur(p);
     sql_advance(p); /* EXPLAIN */
@@ -570,6 +675,7 @@ static sql_stmt *parse_statement_inner(sql_parser *p) {
     sql_is_kw(p, KW_TABLE);
     sql_is_tok(p, TK_LPAREN);
     if (sql_is_kw(p, KW_EXPLAIN)) return parse_explain(p);
+    if (sql_is_kw(p, KW_COPY)) return parse_copy(p);
     if (sql_is_kw(p, KW_CREATE)) return parse_create(p);
     if (sql_is_kw(p, KW_DROP)) return parse_drop(p);
     if (sql_is_kw(p, KW_ALTER)) return parse_alter(p);

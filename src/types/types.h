@@ -114,10 +114,26 @@ static inline bool sqe_str_equal(const sqe_str *a, const sqe_str *b) {
     return memcmp(a->u.ptr, b->u.ptr, a->len) == 0;
 }
 
-/* memcmp order (byte-wise, shorter first on ties): Trino's varchar order. */
+/* memcmp order (byte-wise, shorter first on ties): Trino's varchar order. The 4-byte prefix
+ * stored in the view (zero-padded for shorter strings) decides most comparisons without
+ * following the pointer. */
 static inline int sqe_str_compare(const sqe_str *a, const sqe_str *b) {
+    uint32_t pa, pb;
+    memcpy(&pa, a->prefix, 4);
+    memcpy(&pb, b->prefix, 4);
+    if (pa != pb) {
+        pa = __builtin_bswap32(pa);
+        pb = __builtin_bswap32(pb);
+        uint32_t n = a->len < b->len ? a->len : b->len;
+        if (n >= 4) return pa < pb ? -1 : 1;
+        /* A short string's padding is not data: compare only the common bytes. */
+        uint32_t shift = 8 * (4 - n);
+        uint32_t ma = n ? pa >> shift : 0, mb = n ? pb >> shift : 0;
+        if (ma != mb) return ma < mb ? -1 : 1;
+        return a->len < b->len ? -1 : a->len > b->len;
+    }
     uint32_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(sqe_str_data(a), sqe_str_data(b), n);
+    int c = n > 4 ? memcmp(sqe_str_data(a) + 4, sqe_str_data(b) + 4, n - 4) : 0;
     if (c) return c;
     return a->len < b->len ? -1 : a->len > b->len;
 }

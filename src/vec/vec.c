@@ -299,4 +299,5 @@ void vec_chunk_destroy(vec_chunk *c) {
 void vec_chunk_reset(vec_chunk *c) {
     for (uint32_t i = 0; i < c->n_cols; i++) vec_reset(&c->cols[i]);
     c->count = 0;
+    c->seq = 0;
 }

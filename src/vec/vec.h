@@ -61,6 +61,8 @@ typedef struct vec_chunk {
     uint32_t count;         /* rows in use */
     uint32_t capacity;
     vec *cols;              /* n_cols vectors */
+    uint64_t seq;           /* place of these rows in their source's order (morsel and batch),
+                               kept by streaming operators; 0 = no order (see op_result.c) */
 } vec_chunk;
 
 /* Initializes caller-owned storage as an empty flat vector of `type` with room for capacity

@@ -2,7 +2,8 @@
  * fuzz_parquet_read.c: libFuzzer target over the whole Parquet read path: footer, schema,
  * row-group IO, pages, codecs, levels, values, dictionaries and nested record assembly.
  * Input = a file image, written to a memfd and read through io/ like any file; every column of
- * every row group is read (at most 64 batches per row group). Run with `make fuzz-parquet`.
+ * every row group is read (at most 64 batches per row group); odd row groups also go through
+ * page-index selection with an IS NOT NULL predicate on the first column. Run with `make fuzz-parquet`.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "format/parquet/pq_prune.h"
 #include "format/parquet/pq_reader.h"
 
 static int fd = -1;
@@ -32,7 +34,11 @@ static void read_all(pq_file *f) {
     for (uint32_t g = 0; g < f->meta->n_row_groups && g < 16; g++) {
         sqe_error err;
         pq_rg_reader *r;
-        if (pq_rg_open(f, g, cols, n, t, &r, &err) != SQE_OK) continue;
+        /* An IS NOT NULL on the first top-level leaf exercises the page index and page skips. */
+        const pq_node *first = n ? s->columns[0] : NULL;
+        pq_predicate pred = {first, PQ_PRED_IS_NOT_NULL, NULL, 0};
+        bool use_pred = first && first->kind == PQ_NODE_LEAF && !first->max_rep && (g & 1);
+        if (pq_rg_open(f, g, cols, n, use_pred ? &pred : NULL, use_pred, t, &r, &err) != SQE_OK) continue;
         vec_chunk c;
         if (vec_chunk_init(&c, n, types, VEC_CHUNK_SIZE, t, &err) == SQE_OK) {
             for (int b = 0; b < 64; b++) {

@@ -134,7 +134,7 @@ static void test_json_value_kinds(void **state) {
     cli_output_destroy(out);
     assert_string_equal(capture_close(&c),
                         "[{\"d\":1.5E10,\"r\":\"NaN\",\"t\":true,\"f\":\"maybe\","
-                        "\"ts\":\"2024-01-02 03:04:05.000000\",\"arr\":\"[1, 2]\",\"q\\\"k\":7},"
+                        "\"ts\":\"2024-01-02 03:04:05.000000\",\"arr\":[1,2],\"q\\\"k\":7},"
                         "{\"d\":\"-Infinity\",\"r\":0.25,\"t\":false,\"f\":null,\"ts\":null,"
                         "\"arr\":null,\"q\\\"k\":null}]\n");
     free(c.text);

@@ -533,11 +533,15 @@ static int init_values(pq_column_reader *r, int encoding, const uint8_t *p, size
 }
 
 /* Moves to the next data page (decoding a dictionary page on the way). *end = true when the
- * chunk has no more pages. */
-static int load_page(pq_column_reader *r, bool *end, sqe_error *err) {
+ * chunk has no more pages. With skip > 0 (leaves without repetition only, where a page's
+ * entries are its rows), whole data pages of at most skip - *skipped rows are passed over
+ * without being decompressed, and *skipped counts their rows. */
+static int load_page_skipping(pq_column_reader *r, uint64_t skip, uint64_t *skipped, bool *end,
+                              sqe_error *err) {
     *end = false;
-    if (r->in_page) SQE_TRY(retire_current(r, err));
     for (;;) {
+        /* The previous page (also an empty one passed over below) is done. */
+        if (r->in_page) SQE_TRY(retire_current(r, err));
         if (r->pos >= r->len) {
             *end = true;
             return SQE_OK;
@@ -554,6 +558,17 @@ static int load_page(pq_column_reader *r, bool *end, sqe_error *err) {
             return file_error(r, err, "page extends past the end of the column chunk");
         const uint8_t *body = r->chunk + body_off;
         r->pos = body_off + (size_t)h.compressed_page_size;
+        if (skip > *skipped && r->leaf->max_rep == 0) {
+            int64_t rows = -1;
+            if (h.type == PQ_PAGE_DATA && h.has_data_page_header)
+                rows = h.data_page_header.num_values;
+            else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_page_header_v2)
+                rows = h.data_page_header_v2.num_values;
+            if (rows >= 0 && (uint64_t)rows <= skip - *skipped) {
+                *skipped += (uint64_t)rows;
+                continue;
+            }
+        }
         SQE_TRY(add_context(r, pq_check_page_crc(h.has_crc, h.crc, body, (size_t)h.compressed_page_size, err), err));
         if (h.type == PQ_PAGE_DICTIONARY) {
             SQE_TRY(decode_dictionary(r, &h, body, err));
@@ -623,6 +638,11 @@ static int load_page(pq_column_reader *r, bool *end, sqe_error *err) {
         }
         /* INDEX_PAGE and unknown page types are skipped. */
     }
+}
+
+static int load_page(pq_column_reader *r, bool *end, sqe_error *err) {
+    uint64_t none = 0;
+    return load_page_skipping(r, 0, &none, end, err);
 }
 
 static int get_levels(pq_column_reader *r, bool rep, uint32_t *out, uint32_t n, sqe_error *err) {
@@ -832,7 +852,10 @@ int pq_column_skip_flat(pq_column_reader *r, uint64_t n, sqe_error *err) {
     while (n > 0) {
         if (!r->in_page || r->page_left == 0) {
             bool end;
-            SQE_TRY(load_page(r, &end, err));
+            uint64_t skipped = 0;
+            SQE_TRY(load_page_skipping(r, n, &skipped, &end, err));
+            n -= skipped;
+            if (n == 0) break;
             if (end) return file_error(r, err, "fewer values than the row group's row count");
         }
         uint32_t k = n > SCRATCH_VALUES ? SCRATCH_VALUES : (uint32_t)n;

@@ -54,12 +54,21 @@ int64_t pq_file_dictionary_size(const pq_file *f, uint32_t g, uint32_t leaf);
 
 typedef struct pq_rg_reader pq_rg_reader;
 
+struct pq_predicate;
+
 /* Opens row group g of f for the given top-level columns (indices into f->schema->columns;
  * the chunk filled by pq_rg_next has these columns in this order). Reads the projected column
  * chunks' byte ranges (coalesced) from the file. Columns with an unsupported type fail here with
- * NOT_SUPPORTED. f must outlive the reader. */
+ * NOT_SUPPORTED. f must outlive the reader.
+ * preds (may be NULL) are conjuncts of the scan's filter over f's leaves: when every projected
+ * column is a top-level leaf, the page indexes of their columns select the pages that may
+ * match, and pq_rg_next skips the rest (without decompressing them). The rows it returns are
+ * then a superset of the matching rows, not every row: the caller still applies the filter. */
 int pq_rg_open(pq_file *f, uint32_t g, const uint32_t *columns, uint32_t n_columns,
-               mem_tracker *tracker, pq_rg_reader **out, sqe_error *err);
+               const struct pq_predicate *preds, uint32_t n_preds, mem_tracker *tracker,
+               pq_rg_reader **out, sqe_error *err);
+/* Rows of the row group the page indexes excluded (0 without page pruning). */
+int64_t pq_rg_rows_skipped(const pq_rg_reader *r);
 /* Fills out (created for the projected types) with the next up to out->capacity rows;
  * out->count == 0 at the end. Values stay valid until the next call or pq_rg_close. */
 int pq_rg_next(pq_rg_reader *r, vec_chunk *out, sqe_error *err);

@@ -8,6 +8,9 @@
  *   borrow their chunk from those buffers for the life of the row-group reader.
  *   Top-level leaves without repetition are read by pq_column_read_flat; nested columns
  *   (structs, lists, maps) go through the record assembler (pq_assemble.h).
+ *   Page pruning: the page indexes (ColumnIndex + OffsetIndex) of predicate columns give row
+ *   ranges that may match (pq_prune.h); pq_rg_next then reads only those ranges and skips the
+ *   gaps in every column (whole pages without decompressing them).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 
 #include "format/parquet/pq_assemble.h"
 #include "format/parquet/pq_column.h"
+#include "format/parquet/pq_prune.h"
 #include "format/parquet/pq_reader.h"
 
 #define COALESCE_GAP ((uint64_t)1 << 20)
@@ -35,6 +39,13 @@ struct pq_rg_reader {
     uint8_t **bufs;
     uint32_t n_bufs;
     int64_t rows_left;
+    /* page pruning */
+    arena a;
+    bool has_ranges;
+    pq_row_ranges ranges;
+    uint32_t range_idx;
+    int64_t row;                 /* next row of the row group the column readers are at */
+    int64_t skipped;
 };
 
 void pq_rg_close(pq_rg_reader *r) {
@@ -48,7 +59,60 @@ void pq_rg_close(pq_rg_reader *r) {
     free(r->readers);
     free(r->assemblers);
     free(r->cols);
+    arena_destroy(&r->a);
     free(r);
+}
+
+int64_t pq_rg_rows_skipped(const pq_rg_reader *r) { return r->skipped; }
+
+/* Reads [off, off + len) of the file into a (checked against the file size). */
+static int read_bytes(pq_rg_reader *r, io_file *io, int64_t off, int64_t len, uint8_t **out,
+                      sqe_error *err) {
+    if (off < 0 || len <= 0 || (uint64_t)off > r->f->size || (uint64_t)len > r->f->size - (uint64_t)off)
+        return err_set(err, SQE_ERR_INVALID_FILE, "Invalid Parquet file %s: page index outside the file",
+                       r->f->path);
+    *out = arena_alloc(&r->a, (size_t)len);
+    if (!*out) return err_nomem(err, "Parquet page index");
+    return io_read(io, (uint64_t)off, (size_t)len, *out, err);
+}
+
+/* Row ranges the page indexes of the predicate columns allow; no ranges (has_ranges false)
+ * when no predicate column has a page index. A malformed page index is ignored (the pages are
+ * then all read), since the data itself may still be fine. */
+static int select_pages(pq_rg_reader *r, const pq_predicate *preds, uint32_t n_preds, sqe_error *err) {
+    const pq_row_group *rg = &r->f->meta->row_groups[r->g];
+    io_file *io = NULL;
+    int rc = SQE_OK;
+    for (uint32_t i = 0; i < n_preds && rc == SQE_OK; i++) {
+        const pq_predicate *p = &preds[i];
+        if (!p->leaf || p->leaf->kind != PQ_NODE_LEAF || p->leaf->max_rep || p->leaf->parent) continue;
+        const pq_column_chunk *cc = &rg->columns[p->leaf->leaf];
+        if (!cc->has_offset_index || !cc->has_column_index) continue;
+        if (!io) {
+            rc = io_open(r->f->path, &io, err);
+            if (rc) break;
+        }
+        uint8_t *ci, *oi;
+        sqe_error ignored;
+        pq_page_index pi;
+        pq_row_ranges sel;
+        if (read_bytes(r, io, cc->column_index_offset, cc->column_index_length, &ci, &ignored) ||
+            read_bytes(r, io, cc->offset_index_offset, cc->offset_index_length, &oi, &ignored) ||
+            pq_page_index_decode(&r->a, ci, (size_t)cc->column_index_length, oi,
+                                 (size_t)cc->offset_index_length, &pi, &ignored) ||
+            pq_page_index_select(&r->a, &pi, p->leaf, r->f->meta, rg->num_rows, p, &sel, &ignored))
+            continue;
+        if (!r->has_ranges) {
+            r->ranges = sel;
+            r->has_ranges = true;
+        } else {
+            rc = pq_row_ranges_intersect(&r->a, &r->ranges, &sel, &r->ranges, err);
+        }
+    }
+    io_close(io);
+    if (rc == SQE_OK && r->has_ranges)
+        r->skipped = rg->num_rows - pq_row_ranges_count(&r->ranges);
+    return rc;
 }
 
 static int cmp_range(const void *a, const void *b) {
@@ -155,7 +219,8 @@ static int read_chunks(pq_rg_reader *r, const bool *used, sqe_error *err) {
 }
 
 int pq_rg_open(pq_file *f, uint32_t g, const uint32_t *columns, uint32_t n_columns,
-               mem_tracker *tracker, pq_rg_reader **out, sqe_error *err) {
+               const pq_predicate *preds, uint32_t n_preds, mem_tracker *tracker,
+               pq_rg_reader **out, sqe_error *err) {
     *out = NULL;
     if (g >= f->meta->n_row_groups)
         return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "row group %u out of range", g);
@@ -164,6 +229,7 @@ int pq_rg_open(pq_file *f, uint32_t g, const uint32_t *columns, uint32_t n_colum
     r->f = f;
     r->g = g;
     r->tracker = tracker;
+    arena_init(&r->a, tracker);
     r->n_cols = n_columns;
     r->rows_left = f->meta->row_groups[g].num_rows;
     const pq_schema *s = f->schema;
@@ -191,11 +257,32 @@ int pq_rg_open(pq_file *f, uint32_t g, const uint32_t *columns, uint32_t n_colum
         if (!is_flat(r->cols[i]))
             rc = pq_assemble_open(r->cols[i], r->readers, f->path, tracker, &r->assemblers[i], err);
     free(used);
+    bool all_flat = true;
+    for (uint32_t i = 0; i < n_columns && !rc; i++) all_flat = all_flat && is_flat(r->cols[i]);
+    if (!rc && all_flat && n_preds) rc = select_pages(r, preds, n_preds, err);
     if (rc) {
         pq_rg_close(r);
         return rc;
     }
     *out = r;
+    return SQE_OK;
+}
+
+/* Page pruning: moves every column reader to the next selected row; returns the rows readable
+ * from there (0 when no range is left). */
+static int next_range(pq_rg_reader *r, int64_t *avail, sqe_error *err) {
+    while (r->range_idx < r->ranges.n && r->row >= r->ranges.end[r->range_idx]) r->range_idx++;
+    if (r->range_idx >= r->ranges.n) {
+        *avail = 0;
+        return SQE_OK;
+    }
+    int64_t begin = r->ranges.begin[r->range_idx];
+    if (r->row < begin) {
+        for (uint32_t i = 0; i < r->n_cols; i++)
+            SQE_TRY(pq_column_skip_flat(r->readers[r->cols[i]->leaf], (uint64_t)(begin - r->row), err));
+        r->row = begin;
+    }
+    *avail = r->ranges.end[r->range_idx] - r->row;
     return SQE_OK;
 }
 
@@ -206,6 +293,15 @@ int pq_rg_next(pq_rg_reader *r, vec_chunk *out, sqe_error *err) {
     if ((int64_t)n > r->rows_left) n = (uint32_t)r->rows_left;
     for (uint32_t l = 0; l < r->f->schema->n_leaves; l++)
         if (r->readers[l]) pq_column_batch_begin(r->readers[l]);
+    if (r->has_ranges) {
+        int64_t avail;
+        SQE_TRY(next_range(r, &avail, err));
+        if (avail == 0) {
+            r->rows_left = 0;
+            return SQE_OK;
+        }
+        if ((int64_t)n > avail) n = (uint32_t)avail;
+    }
     for (uint32_t i = 0; i < r->n_cols; i++) {
         if (r->assemblers[i])
             SQE_TRY(pq_assemble_next(r->assemblers[i], &out->cols[i], n, err));
@@ -213,6 +309,7 @@ int pq_rg_next(pq_rg_reader *r, vec_chunk *out, sqe_error *err) {
             SQE_TRY(pq_column_read_flat(r->readers[r->cols[i]->leaf], &out->cols[i], n, err));
     }
     r->rows_left -= n;
+    r->row += n;
     out->count = n;
     return SQE_OK;
 }

@@ -6,7 +6,9 @@ change them): .cache/venv/bin/python tests/data/parquet/generate.py
                     with NULLs; 5 rows.
   nested.parquet    lists, maps, structs, lists of structs, NULLs at every level; 4 rows.
   groups.parquet    10000 rows in 10 row groups of 1000, small pages, zstd, DELTA encodings
-                    for ints and strings, no dictionary.
+                    for ints and strings, no dictionary, page index (column + offset index).
+  pages.parquet     20000 rows in one row group of many small pages with a page index (page
+                    pruning inside a row group); 's' dictionary-encoded.
   part-*.parquet    two files with the same columns (for globs).
   not_parquet.parquet  text, to check the error.
   truncated.parquet    types.parquet cut in the middle of its footer.
@@ -88,7 +90,13 @@ def main():
     pq.write_table(t, path("groups.parquet"), row_group_size=1000, data_page_size=1024, compression="zstd",
                    use_dictionary=False, column_encoding={"k": "DELTA_BINARY_PACKED", "g": "DELTA_BINARY_PACKED",
                                                           "s": "DELTA_BYTE_ARRAY", "x": "BYTE_STREAM_SPLIT"},
-                   data_page_version="2.0")
+                   data_page_version="2.0", write_page_index=True)
+    m = 20000
+    pages = pa.table({"k": pa.array(range(m), pa.int64()),
+                      "v": pa.array([None if i % 10 == 0 else i * 3 for i in range(m)], pa.int32()),
+                      "s": pa.array(["s%06d" % i for i in range(m)], pa.string())})
+    pq.write_table(pages, path("pages.parquet"), row_group_size=m, data_page_size=512,
+                   write_page_index=True, compression="zstd", use_dictionary=["s"])
     pq.write_table(t.slice(0, 3), path("part-1.parquet"))
     pq.write_table(t.slice(3, 2), path("part-2.parquet"))
     with open(path("not_parquet.parquet"), "w") as f:

@@ -1,0 +1,214 @@
+/*
+ * copy.c: COPY (query) TO 'file' [WITH (...)] and COPY table TO 'file' [WITH (...)]: runs the
+ * query and streams its result chunks into a file writer (Parquet, format/parquet/pq_writer.h).
+ * The statement's result is one row with one BIGINT column "rows": the rows written.
+ *
+ * INTERFACE: engine_copy.
+ * NOTES
+ *   - Format: WITH (format = 'parquet'), else inferred from the extension (.parquet, .parq);
+ *     anything else is NOT_SUPPORTED. Every other option goes to pq_writer_options_set
+ *     (compression, compression_level, row_group_size, row_group_size_bytes, page_size,
+ *     dictionary, ...). Option values are constant expressions; a bare word (DuckDB's
+ *     `(FORMAT parquet, COMPRESSION zstd)`) counts as its text.
+ *   - Local files are refused when the session may not touch them (bind_env.allow_local_files,
+ *     as read_csv does).
+ *   - Streaming: the executor materializes a query's result before the first exec_query_next
+ *     returns (op_result.c collects every chunk and hands them out one by one, freeing each at
+ *     the next call), so COPY iterates those materialized chunks: the result is held in memory
+ *     once, the writer adds at most one buffered row group. When the executor streams, this loop
+ *     streams unchanged.
+ *   - The writer encodes the columns of a row group on the session's thread count.
+ *   - The file appears atomically: the writer renames a temporary file at the end, and any
+ *     error (query, type, I/O) aborts it so nothing half-written is left.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "engine/engine.h"
+#include "format/parquet/pq_writer.h"
+#include "vec/vec_format.h"
+
+/* Sets the error position to (line, col) unless the error already carries one. */
+static int at_position(sqe_error *err, int rc, int line, int col) {
+    if (rc && err && err->line == 0) {
+        err->line = line;
+        err->column = col;
+    }
+    return rc;
+}
+
+static int copy_count_result(int64_t n, sqe_result **out, sqe_error *err) {
+    const char *name = "rows";
+    sqe_type t = type_make(TYPE_BIGINT);
+    SQE_TRY(engine_result_create(1, &name, &t, out, err));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)n);
+    const char *cell = buf;
+    int rc = engine_result_add_text_row(*out, &cell, err);
+    if (rc) {
+        sqe_result_destroy(*out);
+        *out = NULL;
+        return rc;
+    }
+    engine_result_set_update_count(*out, n);
+    return SQE_OK;
+}
+
+/* The text of an option value: a bare word as written, else the constant's text. The text is
+ * allocated in pctx's arena. */
+static int option_text(sqe_conn *conn, plan_ctx *pctx, const sql_property *prop,
+                       const vec *const *params, uint32_t n_params, char **out, sqe_error *err) {
+    const sql_expr *e = prop->value;
+    if (!e)
+        return err_set_at(err, SQE_ERR_INVALID_ARGUMENTS, prop->name.line, prop->name.col,
+                          "COPY option '%s' needs a value", prop->name.text);
+    if (e->kind == SQL_EXPR_NAME && e->u.name.n_parts == 1) {
+        *out = arena_strdup(pctx->arena, e->u.name.parts[0].text);
+        return *out ? SQE_OK : err_nomem(err, "COPY options");
+    }
+    bind_env env;
+    engine_bind_env(conn, &env);
+    env.params = params;
+    env.n_params = n_params;
+    bexpr *b;
+    SQE_TRY(bind_scalar_expr(pctx, &env, e, &b, err));
+    if (b->kind != BEXPR_CONST) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        bexpr *folded;
+        int rc = exec_fold_const(pctx, b, conn->time_zone, now, &folded, err);
+        if (rc) return at_position(err, rc, e->line, e->col);
+        b = folded;
+    }
+    if (b->kind != BEXPR_CONST || vec_is_null(b->u.constant, 0))
+        return err_set_at(err, SQE_ERR_INVALID_ARGUMENTS, e->line, e->col,
+                          "COPY option '%s' must be a constant, not NULL", prop->name.text);
+    strbuf sb;
+    strbuf_init(&sb);
+    vec_format_value(b->u.constant, 0, &sb);
+    *out = sb.failed ? NULL : arena_strdup(pctx->arena, strbuf_cstr(&sb));
+    strbuf_reset(&sb);
+    return *out ? SQE_OK : err_nomem(err, "COPY options");
+}
+
+/* Column names for the file: unnamed columns become _col<i>, and a name equal (ignoring case)
+ * to an earlier one gets the first free suffix _1, _2, ... (as DuckDB does), since readers
+ * such as pyarrow cannot select duplicate names. Strings live in a. */
+static int unique_names(arena *a, uint32_t n, const char *const *in, const char ***out,
+                        sqe_error *err) {
+    const char **names = ARENA_ARRAY(a, const char *, n + 1);
+    if (!names) return err_nomem(err, "COPY column names");
+    for (uint32_t i = 0; i < n; i++) {
+        const char *base = in && in[i] && *in[i] ? in[i] : arena_sprintf(a, "_col%u", i);
+        const char *name = base;
+        for (uint32_t k = 1; name; k++) {
+            uint32_t j = 0;
+            while (j < i && strcasecmp(names[j], name) != 0) j++;
+            if (j == i) break;
+            name = arena_sprintf(a, "%s_%u", base, k);
+        }
+        if (!name) return err_nomem(err, "COPY column names");
+        names[i] = name;
+    }
+    *out = names;
+    return SQE_OK;
+}
+
+static bool has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* Reads the WITH options into o; sets *format when given. */
+static int copy_options(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                        uint32_t n_params, pq_writer_options *o, bool *format_given,
+                        sqe_error *err) {
+    arena a;
+    arena_init(&a, NULL);
+    plan_ctx pctx;
+    plan_ctx_init(&pctx, &a, NULL);
+    int rc = SQE_OK;
+    const sql_property_list *opts = &st->u.copy.options;
+    for (int i = 0; !rc && i < opts->n; i++) {
+        const sql_property *prop = &opts->items[i];
+        char *text;
+        rc = option_text(conn, &pctx, prop, params, n_params, &text, err);
+        if (rc) break;
+        if (strcasecmp(prop->name.name, "format") == 0) {
+            if (strcasecmp(text, "parquet") != 0)
+                rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, prop->value->line, prop->value->col,
+                                "unsupported: COPY format '%s' (only parquet can be written)", text);
+            *format_given = true;
+            continue;
+        }
+        rc = pq_writer_options_set(o, prop->name.name, text, err);
+        if (rc && err) {
+            err->line = prop->name.line;
+            err->column = prop->name.col;
+        }
+    }
+    plan_ctx_destroy(&pctx);
+    arena_destroy(&a);
+    return rc;
+}
+
+int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+                sqe_result **out, sqe_error *err) {
+    *out = NULL;
+    const char *path = st->u.copy.path;
+    int pl = st->u.copy.path_line, pc = st->u.copy.path_col;
+    bind_env env;
+    engine_bind_env(conn, &env);
+    if (!env.allow_local_files)
+        return err_set_at(err, SQE_ERR_PERMISSION_DENIED, pl, pc,
+                          "Writing local files is not allowed in this server");
+    if (!path || !*path)
+        return err_set_at(err, SQE_ERR_INVALID_ARGUMENTS, pl, pc, "COPY needs a file name");
+    pq_writer_options o;
+    pq_writer_options_init(&o);
+    o.threads = conn->threads ? conn->threads : conn->db->threads;
+    bool format_given = false;
+    SQE_TRY(copy_options(conn, st, params, n_params, &o, &format_given, err));
+    if (!format_given && !has_suffix(path, ".parquet") && !has_suffix(path, ".parq"))
+        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, pl, pc,
+                          "unsupported: COPY TO '%s': cannot tell the file format from the name; "
+                          "only Parquet can be written (use a .parquet name or WITH (format = "
+                          "'parquet'))",
+                          path);
+
+    sqe_result *r;
+    SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
+    bound_query bq;
+    int rc = engine_plan_query(conn, st->u.copy.query, params, n_params, false, r, &bq, err);
+    pq_writer *w = NULL;
+    if (!rc) {
+        uint32_t n = bq.root->n_out;
+        sqe_type types[n + 1];
+        for (uint32_t i = 0; i < n; i++) types[i] = bq.root->out[i].type;
+        const char **names = NULL;
+        rc = unique_names(&r->arena, n, bq.names, &names, err);
+        if (!rc) rc = pq_writer_open(path, n, names, types, &o, &r->tracker, &w, err);
+        /* I/O errors point at the file name, type errors at the statement */
+        bool io = rc == SQE_ERR_IO_ERROR;
+        rc = at_position(err, rc, io ? pl : st->line, io ? pc : st->col);
+    }
+    while (!rc) {
+        const vec_chunk *c;
+        rc = exec_query_next(r->query, &c, err);
+        if (rc || !c) break;
+        if (c->count) rc = pq_writer_write(w, c, err);
+    }
+    uint64_t rows = 0;
+    if (w) {
+        if (rc)
+            pq_writer_abort(w);
+        else
+            rc = at_position(err, pq_writer_close(w, &rows, err), pl, pc);
+    }
+    sqe_result_destroy(r);
+    SQE_TRY(rc);
+    return copy_count_result((int64_t)rows, out, err);
+}
