@@ -12,11 +12,11 @@
  *     `(FORMAT parquet, COMPRESSION zstd)`) counts as its text.
  *   - Local files are refused when the session may not touch them (bind_env.allow_local_files,
  *     as read_csv does).
- *   - Streaming: the executor materializes a query's result before the first exec_query_next
- *     returns (op_result.c collects every chunk and hands them out one by one, freeing each at
- *     the next call), so COPY iterates those materialized chunks: the result is held in memory
- *     once, the writer adds at most one buffered row group. When the executor streams, this loop
- *     streams unchanged.
+ *   - Streaming: the query runs with the writer as its result sink (exec_options.result_sink):
+ *     chunks go into the writer as the pipelines produce them, one at a time, so memory is the
+ *     query's own plus one buffered row group, never the whole result. Rows are written in
+ *     arrival order: file order for a serial last pipeline (ORDER BY), otherwise the order in
+ *     which the threads finish their morsels.
  *   - The writer encodes the columns of a row group on the session's thread count.
  *   - The file appears atomically: the writer renames a temporary file at the end, and any
  *     error (query, type, I/O) aborts it so nothing half-written is left.
@@ -155,6 +155,16 @@ static int copy_options(sqe_conn *conn, const sql_stmt *st, const vec *const *pa
     return rc;
 }
 
+typedef struct copy_sink {
+    pq_writer *w;
+} copy_sink;
+
+static int copy_write(void *ud, const vec_chunk *c, sqe_error *err) {
+    copy_sink *s = ud;
+    if (!s->w) return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "COPY writer not open");
+    return c->count ? pq_writer_write(s->w, c, err) : SQE_OK;
+}
+
 int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
                 sqe_result **out, sqe_error *err) {
     *out = NULL;
@@ -182,7 +192,9 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
     sqe_result *r;
     SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
     bound_query bq;
-    int rc = engine_plan_query(conn, st->u.copy.query, params, n_params, false, r, &bq, err);
+    copy_sink sink = {NULL};
+    int rc = engine_plan_query_sink(conn, st->u.copy.query, params, n_params, copy_write, &sink, r,
+                                    &bq, err);
     pq_writer *w = NULL;
     if (!rc) {
         uint32_t n = bq.root->n_out;
@@ -195,9 +207,10 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
         bool io = rc == SQE_ERR_IO_ERROR;
         rc = at_position(err, rc, io ? pl : st->line, io ? pc : st->col);
     }
+    sink.w = w;
     while (!rc) {
         const vec_chunk *c;
-        rc = exec_query_next(r->query, &c, err);
+        rc = exec_query_next(r->query, &c, err); /* runs the query; the sink gets the rows */
         if (rc || !c) break;
         if (c->count) rc = pq_writer_write(w, c, err);
     }

@@ -107,5 +107,10 @@ typedef int (*engine_plan_hook)(void *ud, plan_ctx *pctx, bound_query *bq, sqe_e
 int engine_plan_query_hook(sqe_conn *conn, const sql_query *q, const vec *const *params,
                            uint32_t n_params, bool profile, engine_plan_hook hook, void *hook_ud,
                            sqe_result *r, bound_query *bq, sqe_error *err);
+/* Same, streaming the result into sink (exec_options.result_sink) instead of collecting it. */
+int engine_plan_query_sink(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                           uint32_t n_params,
+                           int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err),
+                           void *sink_ud, sqe_result *r, bound_query *bq, sqe_error *err);
 
 #endif

@@ -27,9 +27,36 @@ int engine_plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
     return engine_plan_query_hook(conn, q, params, n_params, profile, NULL, NULL, r, bq, err);
 }
 
+typedef struct plan_opts {
+    bool profile;
+    engine_plan_hook hook;
+    void *hook_ud;
+    int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err);
+    void *sink_ud;
+} plan_opts;
+
+static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                      uint32_t n_params, const plan_opts *po, sqe_result *r, bound_query *bq,
+                      sqe_error *err);
+
 int engine_plan_query_hook(sqe_conn *conn, const sql_query *q, const vec *const *params,
                            uint32_t n_params, bool profile, engine_plan_hook hook, void *hook_ud,
                            sqe_result *r, bound_query *bq, sqe_error *err) {
+    plan_opts po = {.profile = profile, .hook = hook, .hook_ud = hook_ud};
+    return plan_query(conn, q, params, n_params, &po, r, bq, err);
+}
+
+int engine_plan_query_sink(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                           uint32_t n_params,
+                           int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err),
+                           void *sink_ud, sqe_result *r, bound_query *bq, sqe_error *err) {
+    plan_opts po = {.sink = sink, .sink_ud = sink_ud};
+    return plan_query(conn, q, params, n_params, &po, r, bq, err);
+}
+
+static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                      uint32_t n_params, const plan_opts *po, sqe_result *r, bound_query *bq,
+                      sqe_error *err) {
     sqe_db *db = conn->db;
     int64_t limit = conn->query_max_memory ? conn->query_max_memory : db->query_memory_limit;
     mem_tracker_init(&r->tracker, "query", limit, &db->tracker);
@@ -41,7 +68,7 @@ int engine_plan_query_hook(sqe_conn *conn, const sql_query *q, const vec *const 
     env.params = params;
     env.n_params = n_params;
     SQE_TRY(bind_query(&r->pctx, &env, q, bq, err));
-    if (hook) SQE_TRY(hook(hook_ud, &r->pctx, bq, err));
+    if (po->hook) SQE_TRY(po->hook(po->hook_ud, &r->pctx, bq, err));
     int64_t start = now_micros();
     optimize_options oo = {conn->time_zone, start, conn->join_reorder};
     SQE_TRY(plan_optimize(&r->pctx, &bq->root, &oo, err));
@@ -53,7 +80,9 @@ int engine_plan_query_hook(sqe_conn *conn, const sql_query *q, const vec *const 
     eo.session_zone = conn->time_zone;
     eo.query_start_micros = start;
     eo.random_seed = (uint64_t)start;
-    eo.profile = profile;
+    eo.profile = po->profile;
+    eo.result_sink = po->sink;
+    eo.result_sink_ud = po->sink_ud;
     return exec_query_create(bq->root, &eo, &r->query, err);
 }
 

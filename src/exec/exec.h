@@ -38,6 +38,13 @@ typedef struct exec_options {
     const vec *const *params;   /* prepared statement parameters: 1-row vectors, [0] = ?1 */
     uint32_t n_params;
     volatile int *cancel;       /* set non-zero to cancel (checked between chunks); may be NULL */
+    /* Optional streaming consumer of the result (COPY TO): every result chunk goes to it
+     * instead of being collected, and exec_query_next then returns no chunks. Called from the
+     * worker threads one call at a time, in arrival order (no order across threads unless the
+     * plan's last pipeline is serial, as after ORDER BY); the chunk is valid during the call
+     * only. A non-OK return fails the query with that error. */
+    int (*result_sink)(void *ud, const vec_chunk *chunk, sqe_error *err);
+    void *result_sink_ud;
 } exec_options;
 
 typedef struct exec_query exec_query;

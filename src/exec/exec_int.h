@@ -47,6 +47,8 @@ typedef struct exec_query_ctx {
     arena *arena;             /* query-lifetime memory for compiled plans */
     volatile int *cancel;
     uint32_t threads;         /* worker threads the query's pipelines may use (>= 1) */
+    int (*result_sink)(void *ud, const vec_chunk *chunk, sqe_error *err); /* exec_options */
+    void *result_sink_ud;
 } exec_query_ctx;
 
 /* Compiles e against the input layout. Memory from qctx->arena. */

@@ -9,7 +9,9 @@
  * thread, so its chunks keep their order. Input chunks that carry a source order (seq != 0:
  * scans of tables and files, through streaming operators) are kept in result chunks of their
  * own seq, and the list is stably sorted by seq before the first chunk is handed out, so a
- * plain SELECT returns rows in table / file order whatever the number of threads. Values are copied deep (string bytes into the
+ * plain SELECT returns rows in table / file order whatever the number of threads. With a
+ * streaming consumer (exec_options.result_sink, COPY TO) nothing is collected: each chunk is
+ * handed to it under the lock as it arrives. Values are copied deep (string bytes into the
  * chunk's heap), so results outlive the operators that produced them. A chunk handed out is
  * freed at the next call, so reading a large result does not hold all of it twice.
  */
@@ -90,6 +92,13 @@ static int new_chunk(exec_op *op, result_l *l, uint32_t capacity, uint64_t seq, 
 static int result_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in,
                        sqe_error *err) {
     result_l *l = lstate;
+    if (op->qctx->result_sink) {
+        result_g *g = gstate;
+        pthread_mutex_lock(&g->lock);
+        int rc = op->qctx->result_sink(op->qctx->result_sink_ud, in, err);
+        pthread_mutex_unlock(&g->lock);
+        return rc;
+    }
     uint32_t done = 0;
     while (done < in->count) {
         vec_chunk *cur = l->list.n ? l->list.chunks[l->list.n - 1] : NULL;
