@@ -8,6 +8,8 @@
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   parquet  tests/parquet (pytest): the parquet-testing corpus against pyarrow, damaged files,
 #            generated round trips with pyarrow and DuckDB, writer interop (ASan build)
+#   avro, arrow  tests/avro, tests/arrow: the Avro and Arrow IPC codecs against fastavro, pyarrow
+#   ice-meta, ice-xform  tests/iceberg: table metadata and partition transforms against pyiceberg
 #   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
@@ -148,6 +150,11 @@ pytest_stage() {
 }
 pytest_stage parquet "Parquet oracle (corpus vs pyarrow, damaged files, round trips, writer interop)" \
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/parquet/run_parquet_tests.sh
+pytest_stage avro "Avro container files against fastavro" bash tests/avro/run_avro_tests.sh
+pytest_stage arrow "Arrow IPC against pyarrow" bash tests/arrow/run_arrow_tests.sh
+pytest_stage ice-meta "Iceberg table metadata against pyiceberg" bash tests/iceberg/run_iceberg_tests.sh
+pytest_stage ice-xform "Iceberg partition transforms against pyiceberg" \
+  bash tests/iceberg/run_transform_tests.sh
 pytest_stage python "CLI and benchmark smoke tests" \
   "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench
 

@@ -24,6 +24,9 @@
  * - MARK appends a boolean: TRUE with a (passing) match; otherwise NULL when mark_null_aware and
  *   the build side is not empty and (the probe key is NULL or the build side has a NULL key);
  *   otherwise FALSE.
+ * - RIGHT_SEMI/RIGHT_ANTI (the optimizer's build-side choice for SEMI/ANTI): the probe emits
+ *   nothing and only marks the build rows it matches; the tail source below emits the build
+ *   rows found (RIGHT_SEMI) or never found (RIGHT_ANTI, NULL keys included).
  * - RIGHT/FULL: a "found" byte per build row is set (relaxed atomic store) by matching pairs.
  *   The operator is then also a source (exec_int.h "sink + op + source"): after the probe
  *   pipeline finished on every thread, the driver runs a tail pipeline from this source through
@@ -759,6 +762,7 @@ static int jp_execute(exec_op *op, void *lstate, const vec_chunk *in, vec_chunk 
     }
     uint8_t type = im->type;
     bool semi_like = type == JOIN_SEMI || type == JOIN_ANTI || type == JOIN_MARK;
+    bool build_only = type == JOIN_RIGHT_SEMI || type == JOIN_RIGHT_ANTI;
 
     if (semi_like && !im->residual) {
         /* one output per input: decided by heads alone */
@@ -796,6 +800,10 @@ static int jp_execute(exec_op *op, void *lstate, const vec_chunk *in, vec_chunk 
                 if (im->outer_build)
                     for (uint32_t j = 0; j < k; j++)
                         if (l->pair_build[j]) mark_found(im, l->pair_build[j]);
+                if (build_only) {
+                    if (!more) break;
+                    continue;
+                }
                 SQE_TRY(emit(op, in, out, l->pair_probe, l->pair_build, NULL, k, err));
                 if (more) *res = EXEC_HAVE_MORE;
                 else l->phase = 0;
@@ -812,7 +820,7 @@ static int jp_execute(exec_op *op, void *lstate, const vec_chunk *in, vec_chunk 
                 l->matched[r] = 1;
                 if (im->outer_build) mark_found(im, l->pair_build[pj]);
             }
-            if (!semi_like && np > 0) {
+            if (!semi_like && !build_only && np > 0) {
                 for (uint32_t j = 0; j < np; j++) {
                     l->out_sel[j] = l->pair_probe[l->res_sel[j]];
                     l->out_rows[j] = l->pair_build[l->res_sel[j]];
@@ -905,9 +913,10 @@ static int jt_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, sqe_
             l->pos = 0;
         }
         exec_row_block *b = l->block;
+        uint8_t want_found = im->type == JOIN_RIGHT_SEMI;
         while (l->pos < b->n_rows && k < VEC_CHUNK_SIZE) {
             uint8_t *row = b->rows + (size_t)l->pos++ * w;
-            if (!row[im->found_off]) l->rows[k++] = row;
+            if ((row[im->found_off] != 0) == want_found) l->rows[k++] = row;
         }
     }
     out->count = 0;
@@ -968,16 +977,18 @@ static bool same_key_kind(sqe_type a, sqe_type b) {
 }
 
 static const char *join_type_name(uint8_t t) {
-    static const char *names[] = {"?", "INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI", "MARK", "SINGLE", "CROSS"};
-    return t <= JOIN_CROSS ? names[t] : "?";
+    static const char *names[] = {"?",    "INNER",  "LEFT",  "RIGHT",      "FULL",      "SEMI",
+                                  "ANTI", "MARK",   "SINGLE", "CROSS", "RIGHT SEMI", "RIGHT ANTI"};
+    return t <= JOIN_RIGHT_ANTI ? names[t] : "?";
 }
 
 int exec_op_hash_join_create(exec_query_ctx *qctx, const plan *p, exec_op *probe, exec_op *build,
                              exec_op **out, sqe_error *err) {
     uint8_t type = p->u.join.type;
-    if (type < JOIN_INNER || type > JOIN_SINGLE)
+    if (type < JOIN_INNER || type == JOIN_CROSS || type > JOIN_RIGHT_ANTI)
         return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "hash join of type %u", type);
-    bool outer_build = type == JOIN_RIGHT || type == JOIN_FULL;
+    bool outer_build = type == JOIN_RIGHT || type == JOIN_FULL || type == JOIN_RIGHT_SEMI ||
+                       type == JOIN_RIGHT_ANTI;
     exec_op *op = exec_op_alloc(qctx, outer_build ? &join_outer_vt : &join_vt, p, 2);
     join_impl *im = ARENA_NEW(qctx->arena, join_impl);
     if (!op || !im) return err_nomem(err, "operator");

@@ -181,6 +181,8 @@ double plan_estimate(plan *p) {
         switch (p->u.join.type) {
         case JOIN_SEMI: est = le * 0.5; break;
         case JOIN_ANTI: est = le * 0.5; break;
+        case JOIN_RIGHT_SEMI:
+        case JOIN_RIGHT_ANTI: est = re * 0.5; break;
         case JOIN_MARK:
         case JOIN_SINGLE: est = le; break;
         case JOIN_CROSS: est = le * re; break;

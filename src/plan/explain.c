@@ -158,6 +158,8 @@ static const char *join_name(uint8_t t) {
     case JOIN_ANTI: return "AntiJoin";
     case JOIN_MARK: return "MarkJoin";
     case JOIN_SINGLE: return "SingleJoin";
+    case JOIN_RIGHT_SEMI: return "RightSemiJoin";
+    case JOIN_RIGHT_ANTI: return "RightAntiJoin";
     default: return "CrossJoin";
     }
 }

@@ -5,7 +5,7 @@
  * NOTES: pass order: fold constants, push filters down (turning cross joins with conditions into
  * inner joins), order the joins, push again (conditions found their joins), extract equi-join
  * keys, hand filters to table-function scans that can skip data, prune columns, reduce aggregations by the joins above them (semijoin.c), compute common
- * subexpressions once, estimate. The root's output columns are restored exactly (ids and
+ * subexpressions once, build SEMI/ANTI hash tables on the smaller input, estimate. The root's output columns are restored exactly (ids and
  * order) at the end, because the result's shape must not change.
  */
 #include "plan/optimize_int.h"
@@ -31,6 +31,7 @@ int plan_optimize(plan_ctx *pctx, plan **root, const optimize_options *opts, sqe
     SQE_TRY(plan_prune_columns(&oc, &p));
     SQE_TRY(plan_reduce_aggregates_by_joins(&oc, p));
     SQE_TRY(plan_eliminate_common_subexpressions(&oc, p));
+    if (opts->join_reorder) SQE_TRY(plan_choose_build_sides(&oc, p));
     if (pctx->failed) return err_nomem(err, "optimizer");
 
     bool same = p->n_out == n_out;

@@ -19,6 +19,8 @@ int plan_reorder_joins(opt_ctx *oc, plan **pp);
 int plan_prune_columns(opt_ctx *oc, plan **pp);
 /* scan_filter.c: filters directly on table-function scans whose source can use them. */
 int plan_merge_scan_filters(opt_ctx *oc, plan **pp);
+/* build_side.c: SEMI/ANTI hash joins with a much smaller left input become RIGHT_SEMI/ANTI. */
+int plan_choose_build_sides(opt_ctx *oc, plan *p);
 int plan_eliminate_common_subexpressions(opt_ctx *oc, plan *p);
 int plan_reduce_aggregates_by_joins(opt_ctx *oc, plan *p);
 

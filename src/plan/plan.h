@@ -196,6 +196,11 @@ typedef enum plan_join_type {
     JOIN_MARK,   /* left rows + a boolean mark column (IN/EXISTS in expressions, NULL-aware) */
     JOIN_SINGLE, /* left join that fails if a left row matches more than one right row */
     JOIN_CROSS,
+    /* Produced only by the optimizer's last step (build_side.c) from SEMI/ANTI with keys, to
+     * build the hash table on the smaller input: right rows with / without a match in the left
+     * input; out = right columns. */
+    JOIN_RIGHT_SEMI,
+    JOIN_RIGHT_ANTI,
 } plan_join_type;
 
 typedef enum plan_window_frame_unit { FRAME_ROWS = 1, FRAME_RANGE, FRAME_GROUPS } plan_window_frame_unit;
