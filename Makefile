@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run setup fuzz-sql fuzz-parquet clean bench
+.PHONY: all release debug asan test test-unit test-sql test-tpch run setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml clean bench
 
 all: release
 
@@ -51,6 +51,18 @@ fuzz-parquet: setup
 	@mkdir -p .cache/fuzz-parquet-corpus
 	@./build-fuzz/fuzz_parquet_read -max_total_time=$${FUZZ_SECONDS:-600} -max_len=262144 -timeout=10 \
 	    -rss_limit_mb=4096 .cache/fuzz-parquet-corpus tests/data/parquet ../shared/corpus/parquet-testing/data
+
+# libFuzzer on the other hostile-input decoders: make fuzz-avro | fuzz-arrow | fuzz-toml
+# (FUZZ_SECONDS, default 600; corpora grow under .cache/fuzz-<name>-corpus).
+FUZZ_BIN_fuzz-avro  := fuzz_avro
+FUZZ_BIN_fuzz-arrow := fuzz_arrow_ipc
+FUZZ_BIN_fuzz-toml  := fuzz_toml
+fuzz-avro fuzz-arrow fuzz-toml: setup
+	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
+	@$(NINJA) -C build-fuzz $(FUZZ_BIN_$@)
+	@mkdir -p .cache/$@-corpus
+	@./build-fuzz/$(FUZZ_BIN_$@) -max_total_time=$${FUZZ_SECONDS:-600} \
+	    -max_len=65536 -timeout=10 -rss_limit_mb=2048 .cache/$@-corpus
 
 # Benchmark (issue 4): TPC-H on Parquet, SQE side by side with DuckDB and DataFusion, answers
 # checked; writes bench/results/<date>-tpch-sf<SF>.{json,md,png}. See bench/README.md.

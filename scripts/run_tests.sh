@@ -8,6 +8,7 @@
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   parquet  tests/parquet (pytest): the parquet-testing corpus against pyarrow, damaged files,
 #            generated round trips with pyarrow and DuckDB, writer interop (ASan build)
+#   config   tests/config: the TOML reader against Python's tomllib, the configuration schema
 #   avro, arrow  tests/avro, tests/arrow: the Avro and Arrow IPC codecs against fastavro, pyarrow
 #   ice-meta, ice-xform  tests/iceberg: table metadata and partition transforms against pyiceberg
 #   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
@@ -150,6 +151,7 @@ pytest_stage() {
 }
 pytest_stage parquet "Parquet oracle (corpus vs pyarrow, damaged files, round trips, writer interop)" \
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/parquet/run_parquet_tests.sh
+pytest_stage config "TOML reader against tomllib, configuration" bash tests/config/run_config_tests.sh
 pytest_stage avro "Avro container files against fastavro" bash tests/avro/run_avro_tests.sh
 pytest_stage arrow "Arrow IPC against pyarrow" bash tests/arrow/run_arrow_tests.sh
 pytest_stage ice-meta "Iceberg table metadata against pyiceberg" bash tests/iceberg/run_iceberg_tests.sh
