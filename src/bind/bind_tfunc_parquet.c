@@ -317,6 +317,39 @@ static void pq_describe(void *state, char *buf, size_t len) {
              (unsigned long long)st->groups_total);
 }
 
+/* A fresh state over the same files (footers shared by reference), without filter or
+ * morsels: for plans that scan the source twice. */
+static int pq_clone(void *state, void **out, sqe_error *err) {
+    const pq_source_state *st = state;
+    *out = NULL;
+    pq_source_state *c = calloc(1, sizeof *c);
+    if (!c) return err_nomem(err, "Parquet source");
+    c->tracker = st->tracker;
+    c->n_paths = st->n_paths;
+    c->paths = calloc(st->n_paths, sizeof *c->paths);
+    c->files = calloc(st->n_paths, sizeof *c->files);
+    c->col_map = calloc(st->n_paths, sizeof *c->col_map);
+    uint32_t n_cols = st->files[0]->schema->n_columns;
+    int rc = c->paths && c->files && c->col_map ? SQE_OK : err_nomem(err, "Parquet source");
+    for (uint32_t f = 0; f < st->n_paths && !rc; f++) {
+        c->paths[f] = strdup(st->paths[f]);
+        c->col_map[f] = malloc((n_cols ? n_cols : 1) * sizeof(uint32_t));
+        if (!c->paths[f] || !c->col_map[f]) {
+            rc = err_nomem(err, "Parquet source");
+            break;
+        }
+        memcpy(c->col_map[f], st->col_map[f], n_cols * sizeof(uint32_t));
+        c->files[f] = st->files[f];
+        atomic_fetch_add(&c->files[f]->refs, 1);
+    }
+    if (rc) {
+        pq_state_destroy(c);
+        return rc;
+    }
+    *out = c;
+    return SQE_OK;
+}
+
 static int pq_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
                    void **reader, sqe_error *err) {
     pq_source_state *st = state;
@@ -458,6 +491,7 @@ static int bind_read_parquet(binder *b, const sql_relation *rel, const char *pat
     src->set_filter = pq_set_filter;
     src->describe = pq_describe;
     src->column_ndv = pq_column_ndv;
+    src->clone = pq_clone;
     src->plan_morsels = pq_plan_morsels;
     src->open = pq_open;
     src->next = pq_next;

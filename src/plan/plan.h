@@ -85,6 +85,10 @@ typedef struct plan_source {
     /* Optional: estimated distinct values of a source column over the whole source (for join
      * ordering), or <= 0 when unknown. May be called many times: cache. */
     double (*column_ndv)(void *state, uint32_t column);
+    /* Optional: a fresh state over the same data, independent of this one (its own filter and
+     * morsels), for plans that read the source twice (semijoin.c). The new state is destroyed
+     * with `destroy`. */
+    int (*clone)(void *state, void **out, sqe_error *err);
     /* Optional: after plan_morsels, a short note for EXPLAIN ANALYZE on what was planned
      * ("row groups: 6 of 10"), written into buf. */
     void (*describe)(void *state, char *buf, size_t len);

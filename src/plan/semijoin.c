@@ -7,8 +7,9 @@
  * has. A copy of R (fresh column ids) filters the aggregation's input with a semi join on the
  * same keys, so the aggregation sees only matching rows: TPC-H Q17 aggregates the lineitems
  * of 200 parts instead of all 200,000 parts. Decorrelated subqueries produce exactly this
- * shape. R is evaluated twice, which is why it must be small relative to what it saves; plans
- * that read table functions are not copied (their sources are single-use).
+ * shape. R is evaluated twice, which is why it must be small relative to what it saves; a
+ * table function is copied only when its source can clone its state (plan_source.clone), since
+ * a source's morsels and pushed-down filter belong to one scan.
  */
 #include "plan/optimize_int.h"
 
@@ -71,7 +72,8 @@ static bool copy_keys(opt_ctx *oc, id_map *m, plan_sort_key **keys, uint32_t n) 
 
 /* Deep copy of p where every produced column gets a fresh id. NULL when p cannot be copied. */
 static plan *copy_plan(opt_ctx *oc, id_map *m, const plan *p) {
-    if (p->kind == PLAN_TABLE_FUNC || p->kind == PLAN_WINDOW || p->kind == PLAN_UNNEST) return NULL;
+    if (p->kind == PLAN_WINDOW || p->kind == PLAN_UNNEST) return NULL;
+    if (p->kind == PLAN_TABLE_FUNC && (!p->u.tfunc.source || !p->u.tfunc.source->clone)) return NULL;
     plan *c = ARENA_NEW(oc->pctx->arena, plan);
     if (!c) return NULL;
     *c = *p;
@@ -97,6 +99,21 @@ static plan *copy_plan(opt_ctx *oc, id_map *m, const plan *p) {
     case PLAN_VALUES:
         if (!copy_exprs(oc, m, &c->u.values.cells, p->u.values.n_rows * p->n_out)) return NULL;
         break;
+    case PLAN_TABLE_FUNC: {
+        plan_source *src = ARENA_NEW(oc->pctx->arena, plan_source);
+        if (!src) return NULL;
+        *src = *p->u.tfunc.source;
+        sqe_error ignored;
+        if (src->clone(p->u.tfunc.source->state, &src->state, &ignored) != SQE_OK) return NULL;
+        if (plan_ctx_add_source(oc->pctx, src, &ignored) != SQE_OK) return NULL;
+        c->u.tfunc.source = src;
+        c->u.tfunc.columns = ARENA_ARRAY(oc->pctx->arena, uint32_t, p->n_out ? p->n_out : 1);
+        if (!c->u.tfunc.columns) return NULL;
+        memcpy(c->u.tfunc.columns, p->u.tfunc.columns, p->n_out * sizeof(uint32_t));
+        if (p->u.tfunc.filter && !(c->u.tfunc.filter = copy_expr(oc, m, p->u.tfunc.filter)))
+            return NULL;
+        break;
+    }
     case PLAN_FILTER:
         if (!(c->u.filter.cond = copy_expr(oc, m, p->u.filter.cond))) return NULL;
         break;
