@@ -10,8 +10,8 @@
 #            generated round trips with pyarrow and DuckDB, writer interop (ASan build)
 #   config   tests/config: the TOML reader against Python's tomllib, the configuration schema
 #   avro, arrow  tests/avro, tests/arrow: the Avro and Arrow IPC codecs against fastavro, pyarrow
-#   ice-meta, ice-cat, ice-xform  tests/iceberg: table metadata, the SQLite catalog and partition
-#            transforms against pyiceberg
+#   ice-meta, ice-mf, ice-cat, ice-xform  tests/iceberg: table metadata, manifests, the SQLite
+#            catalog and partition transforms against pyiceberg
 #   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
@@ -156,6 +156,8 @@ pytest_stage config "TOML reader against tomllib, configuration" bash tests/conf
 pytest_stage avro "Avro container files against fastavro" bash tests/avro/run_avro_tests.sh
 pytest_stage arrow "Arrow IPC against pyarrow" bash tests/arrow/run_arrow_tests.sh
 pytest_stage ice-meta "Iceberg table metadata against pyiceberg" bash tests/iceberg/run_iceberg_tests.sh
+pytest_stage ice-mf "Iceberg manifests and manifest lists against pyiceberg" \
+  bash tests/iceberg/run_manifest_tests.sh
 pytest_stage ice-cat "SQLite Iceberg catalog against pyiceberg's SqlCatalog" \
   bash tests/iceberg/run_sqlite_catalog_tests.sh
 pytest_stage ice-xform "Iceberg partition transforms against pyiceberg" \
