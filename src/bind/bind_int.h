@@ -108,6 +108,12 @@ bind_rel *bind_rel_from_plan(binder *b, const plan *p, const char *alias, const 
 int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line, int col,
                       bexpr **out);
 
+/* Table-function plumbing (bind_tfunc.c): registers state as a new source of the query (state is
+ * destroyed with the query, and at once on failure); the PLAN_TABLE_FUNC node reading every
+ * column of src, named and typed by it. */
+int bind_tfunc_source_new(binder *b, void *state, void (*destroy)(void *), plan_source **out);
+int bind_tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names);
+
 /* Parquet table functions (bind_tfunc_parquet.c): function is "read_parquet",
  * "parquet_metadata" or "parquet_schema"; path a file or glob. */
 int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,

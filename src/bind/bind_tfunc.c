@@ -129,6 +129,42 @@ static int const_text(binder *b, const bexpr *e, const char *name, int line, int
 int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
                         const char ***names);
 
+int bind_tfunc_source_new(binder *b, void *state, void (*destroy)(void *), plan_source **out) {
+    *out = NULL;
+    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
+    if (!src) {
+        destroy(state);
+        return bind_nomem(b);
+    }
+    src->state = state;
+    src->destroy = destroy;
+    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err)); /* destroys state on failure */
+    *out = src;
+    return SQE_OK;
+}
+
+int bind_tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names) {
+    uint32_t n = src->n_columns;
+    plan *p = plan_new(b->pctx, PLAN_TABLE_FUNC, 0, n);
+    BIND_CHECK(b, p);
+    p->u.tfunc.name = name;
+    p->u.tfunc.source = src;
+    p->u.tfunc.columns = ARENA_ARRAY(b->pctx->arena, uint32_t, n + 1);
+    const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
+    BIND_CHECK(b, p->u.tfunc.columns && nm);
+    for (uint32_t i = 0; i < n; i++) {
+        p->out[i].id = plan_new_col(b->pctx);
+        p->out[i].type = src->types[i];
+        p->out[i].name = src->names[i];
+        p->u.tfunc.columns[i] = i;
+        nm[i] = src->names[i];
+    }
+    p->est_rows = src->est_rows;
+    *out = p;
+    *names = nm;
+    return SQE_OK;
+}
+
 static bool is_parquet_function(const char *name) {
     return strcmp(name, "read_parquet") == 0 || strcmp(name, "parquet_scan") == 0 ||
            strcmp(name, "parquet_metadata") == 0 || strcmp(name, "parquet_schema") == 0;
@@ -195,14 +231,8 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
     csv_options_init(&st->opts);
     csv_schema_init(&st->schema);
     st->tracker = b->pctx->tracker;
-    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
-    if (!src) {
-        csv_state_destroy(st);
-        return bind_nomem(b);
-    }
-    src->state = st;
-    src->destroy = csv_state_destroy;
-    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err)); /* destroys st on failure */
+    plan_source *src;
+    SQE_TRY(bind_tfunc_source_new(b, st, csv_state_destroy, &src));
     for (int i = 0; i < n_opts; i++) {
         const sql_named_arg *a = &opts[i];
         if (!a->name)
@@ -234,30 +264,12 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
     src->n_columns = n;
     src->names = (const char *const *)st->schema.names;
     src->types = st->schema.types;
-    uint64_t total = 0;
-    for (uint32_t f = 0; f < st->n_paths; f++) total += f == 0 ? st->schema.file_size : st->schema.file_size;
-    src->est_rows = (double)total / 100.0;
+    /* Only the first file was sniffed: assume the others are as large, ~100 bytes a row. */
+    src->est_rows = (double)st->schema.file_size * st->n_paths / 100.0;
     src->plan_morsels = csv_plan_morsels;
     src->open = csv_open;
     src->next = csv_next;
     src->close = csv_close;
-    plan *p = plan_new(b->pctx, PLAN_TABLE_FUNC, 0, n);
-    BIND_CHECK(b, p);
-    p->u.tfunc.name = "read_csv";
-    p->u.tfunc.source = src;
-    p->u.tfunc.columns = ARENA_ARRAY(b->pctx->arena, uint32_t, n + 1);
-    const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
-    BIND_CHECK(b, p->u.tfunc.columns && nm);
-    for (uint32_t i = 0; i < n; i++) {
-        p->out[i].id = plan_new_col(b->pctx);
-        p->out[i].type = st->schema.types[i];
-        p->out[i].name = st->schema.names[i];
-        p->u.tfunc.columns[i] = i;
-        nm[i] = st->schema.names[i];
-    }
-    p->est_rows = src->est_rows;
     (void)s;
-    *out = p;
-    *names = nm;
-    return SQE_OK;
+    return bind_tfunc_plan(b, "read_csv", src, out, names);
 }

@@ -435,42 +435,13 @@ static int open_files(binder *b, const sql_relation *rel, const char *path, pq_s
     return SQE_OK;
 }
 
-/* The plan node of a table function over src (columns named and typed by src). */
-static int tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names) {
-    uint32_t n = src->n_columns;
-    plan *p = plan_new(b->pctx, PLAN_TABLE_FUNC, 0, n);
-    BIND_CHECK(b, p);
-    p->u.tfunc.name = name;
-    p->u.tfunc.source = src;
-    p->u.tfunc.columns = ARENA_ARRAY(b->pctx->arena, uint32_t, n + 1);
-    const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
-    BIND_CHECK(b, p->u.tfunc.columns && nm);
-    for (uint32_t i = 0; i < n; i++) {
-        p->out[i].id = plan_new_col(b->pctx);
-        p->out[i].type = src->types[i];
-        p->out[i].name = src->names[i];
-        p->u.tfunc.columns[i] = i;
-        nm[i] = src->names[i];
-    }
-    p->est_rows = src->est_rows;
-    *out = p;
-    *names = nm;
-    return SQE_OK;
-}
-
 static int bind_read_parquet(binder *b, const sql_relation *rel, const char *path, plan **out,
                              const char ***names) {
     pq_source_state *st = calloc(1, sizeof *st);
     if (!st) return bind_nomem(b);
     st->tracker = b->pctx->tracker;
-    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
-    if (!src) {
-        pq_state_destroy(st);
-        return bind_nomem(b);
-    }
-    src->state = st;
-    src->destroy = pq_state_destroy;
-    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err)); /* destroys st on failure */
+    plan_source *src;
+    SQE_TRY(bind_tfunc_source_new(b, st, pq_state_destroy, &src));
     SQE_TRY(open_files(b, rel, path, st));
     const pq_schema *s = st->files[0]->schema;
     uint32_t n = s->n_columns;
@@ -496,7 +467,7 @@ static int bind_read_parquet(binder *b, const sql_relation *rel, const char *pat
     src->open = pq_open;
     src->next = pq_next;
     src->close = pq_close;
-    return tfunc_plan(b, "read_parquet", src, out, names);
+    return bind_tfunc_plan(b, "read_parquet", src, out, names);
 }
 
 /* ---- parquet_metadata / parquet_schema: rows built at bind time --------------------------- */
@@ -616,14 +587,8 @@ static int rows_init(binder *b, rows_state **out, const col_def *defs, uint32_t 
                      plan_source **src_out) {
     rows_state *st = calloc(1, sizeof *st);
     if (!st) return bind_nomem(b);
-    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
-    if (!src) {
-        free(st);
-        return bind_nomem(b);
-    }
-    src->state = st;
-    src->destroy = rows_destroy;
-    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err));
+    plan_source *src;
+    SQE_TRY(bind_tfunc_source_new(b, st, rows_destroy, &src));
     st->cols = calloc(n, sizeof *st->cols);
     BIND_CHECK(b, st->cols);
     st->n_cols = n;
@@ -778,7 +743,7 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
     rs->n_rows = rb.row;
     src->est_rows = rb.row;
     (void)rel;
-    return tfunc_plan(b, "parquet_metadata", src, out, names);
+    return bind_tfunc_plan(b, "parquet_metadata", src, out, names);
 }
 
 static const char *repetition_name(const pq_schema_element *e) {
@@ -888,7 +853,7 @@ static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *p
     rs->n_rows = rb.row;
     src->est_rows = rb.row;
     (void)rel;
-    return tfunc_plan(b, "parquet_schema", src, out, names);
+    return bind_tfunc_plan(b, "parquet_schema", src, out, names);
 }
 
 int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
