@@ -15,6 +15,28 @@
 #include <math.h>
 #include <string.h>
 
+/* LIKE by the shape of a constant pattern: without wildcards it is an equality; a prefix or a
+ * suffix ('abc%', '%abc') keeps about as much as an equality on a few values; a substring
+ * ('%green%') less; anything else (several wildcards in the middle) a quarter. */
+static double like_selectivity(const bexpr *e) {
+    if (e->n_args < 2 || e->args[1]->kind != BEXPR_CONST || !type_is_string(e->args[1]->type) ||
+        vec_is_null(e->args[1]->u.constant, 0))
+        return 0.25;
+    const sqe_str *pat = &VEC_DATA(e->args[1]->u.constant, sqe_str)[0];
+    const char *p = sqe_str_data(pat);
+    uint32_t len = pat->len, wild = 0, inner = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (p[i] != '%' && p[i] != '_') continue;
+        wild++;
+        if (i > 0 && i + 1 < len) inner++;
+    }
+    if (wild == 0) return 0.1;
+    bool lead = len && p[0] == '%', trail = len > 1 && p[len - 1] == '%';
+    if (inner == 0 && lead != trail) return 0.1;
+    if (inner == 0 && lead && trail) return 0.05;
+    return 0.25;
+}
+
 static double selectivity(const bexpr *e) {
     if (!e) return 1.0;
     switch (e->kind) {
@@ -43,7 +65,7 @@ static double selectivity(const bexpr *e) {
         if (strcmp(n, "$eq") == 0) return 0.1;
         if (strcmp(n, "$ne") == 0) return 0.9;
         if (!strcmp(n, "$lt") || !strcmp(n, "$le") || !strcmp(n, "$gt") || !strcmp(n, "$ge")) return 0.33;
-        if (strcmp(n, "like") == 0) return 0.25;
+        if (strcmp(n, "like") == 0) return like_selectivity(e);
         return 0.5;
     }
     default:
