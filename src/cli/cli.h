@@ -20,6 +20,7 @@
 
 int cli_sql_main(int argc, char **argv);
 int cli_version_main(int argc, char **argv);
+int cli_serve_main(int argc, char **argv);
 
 /* ---- sessions ----------------------------------------------------------------------------- */
 

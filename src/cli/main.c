@@ -23,6 +23,7 @@ typedef struct subcommand {
 static const subcommand subcommands[] = {
     {"sql", "[-e SQL]... [-f FILE]... [--format F]", "run SQL statements or an interactive shell",
      cli_sql_main},
+    {"serve", "[--bind ADDR] [--trino-port N]", "serve the Trino HTTP protocol", cli_serve_main},
     {"version", "", "print the version", cli_version_main},
 };
 

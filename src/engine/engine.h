@@ -41,6 +41,7 @@ struct sqe_conn {
     bool join_reorder;
     prepared *prepared;
     char *user;
+    volatile int *cancel;      /* non-zero cancels the running query (exec_options.cancel) */
 };
 
 struct sqe_chunk {

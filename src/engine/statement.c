@@ -81,6 +81,7 @@ static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
     eo.query_start_micros = start;
     eo.random_seed = (uint64_t)start;
     eo.profile = po->profile;
+    eo.cancel = conn->cancel;
     eo.result_sink = po->sink;
     eo.result_sink_ud = po->sink_ud;
     return exec_query_create(bq->root, &eo, &r->query, err);

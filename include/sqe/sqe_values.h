@@ -1,0 +1,73 @@
+/*
+ * sqe_values.h: typed access to results and session state, for SQE's own front ends (the
+ * protocol servers). Not part of the stable embedding API in sqe.h.
+ *
+ * Results: sqe.h renders cells as text; a protocol server needs the values themselves (JSON
+ * numbers, base64 bytes, Arrow buffers). These calls hand out the engine's own column type
+ * (src/types/types.h) and column vector (src/vec/vec.h), so only code that may include those
+ * layers (server/, cli/, tests) can use them; everything else sees opaque pointers.
+ *
+ * Sessions: a protocol carries the session in every request (Trino's X-Trino-Catalog, -Schema,
+ * -Time-Zone, -Prepared-Statement headers) and must report what a statement changed (USE,
+ * PREPARE). These calls set and read that state on a sqe_conn directly, without SQL.
+ *
+ * Threads: like sqe.h, a sqe_conn and its results are used by one thread at a time.
+ */
+#ifndef SQE_SQE_VALUES_H
+#define SQE_SQE_VALUES_H
+
+#include "sqe/sqe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sqe_type;
+struct vec;
+
+/* ---- typed results --------------------------------------------------------------------- */
+
+/* The engine type of column col (0-based), or NULL when col is out of range. The pointer stays
+ * valid until sqe_result_destroy. */
+const struct sqe_type *sqe_result_column_sqe_type(const sqe_result *res, int col);
+
+/* The column vector of column col of a chunk (any vec shape: flat, constant or dictionary;
+ * read it with vec_resolve / vec_format_json), or NULL when col is out of range. Valid as long
+ * as the chunk (until the next sqe_result_next or sqe_result_destroy). */
+const struct vec *sqe_chunk_column(const sqe_chunk *chunk, int col);
+
+/* ---- session state ------------------------------------------------------------------------ */
+
+/* The session's current catalog and schema (never NULL; valid until the next statement or
+ * setter call on conn). */
+const char *sqe_conn_catalog(const sqe_conn *conn);
+const char *sqe_conn_schema(const sqe_conn *conn);
+
+/* Sets the current catalog and/or schema without checking that they exist (as a client header
+ * does; a statement naming a missing one fails later). NULL leaves that part unchanged. On error
+ * (out of memory) nothing changes. */
+int sqe_conn_set_catalog_schema(sqe_conn *conn, const char *catalog_name, const char *schema_name,
+                                sqe_error *err);
+
+/* Sets the user current_user reports. On error nothing changes. */
+int sqe_conn_set_user(sqe_conn *conn, const char *user, sqe_error *err);
+/* Queries of conn stop with USER_CANCELED soon after *flag becomes non-zero (checked between
+ * chunks). flag is borrowed and must outlive the connection's queries; NULL removes it. */
+void sqe_conn_set_cancel_flag(sqe_conn *conn, volatile int *flag);
+
+/* Sets the session time zone from a zone name ("UTC", "Europe/Berlin", "+02:00"). Returns
+ * SQE_ERR_INVALID_SESSION_PROPERTY for an unknown zone (nothing changes then). */
+int sqe_conn_set_time_zone(sqe_conn *conn, const char *zone, sqe_error *err);
+
+/* Adds (or replaces) prepared statement `name` with statement text `sql`, as PREPARE name FROM
+ * sql would, without parsing it (EXECUTE parses it). On error nothing changes. */
+int sqe_conn_prepared_put(sqe_conn *conn, const char *name, const char *sql, sqe_error *err);
+
+/* The text of prepared statement `name`, or NULL when there is none. Valid until the statement
+ * is replaced or deallocated. */
+const char *sqe_conn_prepared_text(const sqe_conn *conn, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

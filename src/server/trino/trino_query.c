@@ -1,0 +1,1202 @@
+/*
+ * trino_query.c: the Trino server's query registry: each POSTed statement becomes a query with
+ * an id, a secret slug and a token sequence; a worker thread runs it on the engine and turns its
+ * rows into JSON pages that GET nextUri hands out one by one.
+ *
+ * INTERFACE: trino_registry_create, trino_registry_destroy, trino_query_submit,
+ *   trino_query_fetch, trino_query_cancel, trino_registry_set_draining, trino_registry_active,
+ *   trino_registry_running, trino_registry_cancel_all.
+ * NOTES:
+ * - Sessions: the Trino protocol keeps the session in the client, which re-sends it with every
+ *   request. So each query gets a fresh sqe_conn, restored from its headers (user, catalog,
+ *   schema, time zone, session properties as SET SESSION, prepared statements), and reports
+ *   what the statement changed in X-Trino-Set-* / -Clear-Session / -Added-Prepare /
+ *   -Deallocated-Prepare response headers. The engine does not report statement kinds, so a
+ *   small keyword scan (classify) recognises USE, SET/RESET SESSION, PREPARE, DEALLOCATE,
+ *   EXECUTE [IMMEDIATE] and the update type (INSERT, CREATE TABLE, ...); the new values come
+ *   from the session after the statement ran (catalog, schema, prepared text).
+ * - Paging: the worker encodes rows into pages of at most page_rows rows / about page_bytes
+ *   bytes and keeps at most MAX_PENDING pages ahead of the client (backpressure), so a huge
+ *   result never exists as JSON at once. The engine itself holds the result it produced.
+ * - Tokens: nextUri carries token t+1 after token t. A GET of the last token again returns the
+ *   same body (a client retry after a lost response); any other token gets 410.
+ * - Lifetimes: a query is referenced by the registry list, by its worker and by each request
+ *   working on it; the last unref frees it. The reaper thread drops queries that were fully
+ *   fetched or canceled (after a short grace period, so retries still work) and cancels queries
+ *   nobody fetched for idle_timeout_ms.
+ * - Locks: the registry lock protects the list, counters and reference counts; each query's lock
+ *   protects its state. Order: registry before query, never the other way.
+ * - Cancel: DELETE stops paging at once and the worker at its next chunk; a long-running engine
+ *   call stops between chunks through the connection's cancel flag (sqe_conn_set_cancel_flag).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "server/trino/trino_int.h"
+
+#define MAX_PENDING 2          /* pages encoded ahead of the client */
+#define FINISHED_GRACE_MS 5000 /* a delivered or canceled query stays this long for retries */
+#define REAPER_PERIOD_MS 200
+#define IMMEDIATE_NAME "sqe_execute_immediate"
+
+/* --- statement classification --------------------------------------------------------------- */
+
+typedef enum stmt_kind {
+    STMT_QUERY = 0,     /* returns rows; no updateType */
+    STMT_UPDATE,        /* DDL / DML: updateType set */
+    STMT_USE,
+    STMT_SET_SESSION,
+    STMT_RESET_SESSION,
+    STMT_PREPARE,
+    STMT_DEALLOCATE,
+    STMT_EXECUTE,
+    STMT_EXECUTE_IMMEDIATE,
+} stmt_kind;
+
+typedef struct stmt_info {
+    stmt_kind kind;
+    char update_type[160]; /* Trino's updateType ("INSERT", "CREATE TABLE"), "" for queries */
+    char name[256];       /* SET/RESET SESSION property; PREPARE/DEALLOCATE/EXECUTE name */
+    const char *rest;     /* SET SESSION: the value text; EXECUTE IMMEDIATE: the string literal */
+} stmt_info;
+
+static void skip_space(const char **pp) {
+    const char *p = *pp;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f') p++;
+        if (p[0] == '-' && p[1] == '-') {
+            while (*p && *p != '\n') p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            p = end ? end + 2 : p + strlen(p);
+        } else {
+            break;
+        }
+    }
+    *pp = p;
+}
+
+static bool ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool ident_char(char c) {
+    return ident_start(c) || (c >= '0' && c <= '9') || c == '@' || c == '$';
+}
+
+/* Reads a keyword (unquoted identifier) upper-cased into buf; false when there is none. */
+static bool keyword(const char **pp, char *buf, size_t n) {
+    skip_space(pp);
+    const char *p = *pp;
+    if (!ident_start(*p)) return false;
+    size_t len = 0;
+    while (ident_char(*p)) {
+        if (len + 1 < n) buf[len++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        p++;
+    }
+    buf[len] = 0;
+    *pp = p;
+    return true;
+}
+
+/* Reads an identifier folded as the engine folds it (unquoted: lower case; "quoted": as
+ * written with "" unescaped) and appends it to buf. */
+static bool identifier(const char **pp, char *buf, size_t n) {
+    skip_space(pp);
+    const char *p = *pp;
+    size_t len = strlen(buf);
+    if (*p == '"') {
+        p++;
+        for (;;) {
+            if (!*p) return false;
+            if (*p == '"') {
+                if (p[1] != '"') break;
+                p++;
+            }
+            if (len + 1 >= n) return false;
+            buf[len++] = *p++;
+        }
+        p++;
+    } else if (ident_start(*p)) {
+        while (ident_char(*p)) {
+            if (len + 1 >= n) return false;
+            buf[len++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+            p++;
+        }
+    } else {
+        return false;
+    }
+    buf[len] = 0;
+    *pp = p;
+    return true;
+}
+
+/* A dotted name (a.b.c) into buf. */
+static bool qualified_name(const char **pp, char *buf, size_t n) {
+    buf[0] = 0;
+    if (!identifier(pp, buf, n)) return false;
+    for (;;) {
+        const char *p = *pp;
+        skip_space(&p);
+        if (*p != '.') return true;
+        p++;
+        size_t len = strlen(buf);
+        if (len + 2 >= n) return false;
+        buf[len] = '.';
+        buf[len + 1] = 0;
+        if (!identifier(&p, buf, n)) return false;
+        *pp = p;
+    }
+}
+
+static void set_update(stmt_info *info, const char *a, const char *b) {
+    info->kind = STMT_UPDATE;
+    snprintf(info->update_type, sizeof info->update_type, "%s%s%s", a, b && *b ? " " : "",
+             b ? b : "");
+}
+
+/* Recognises the statement kinds whose effects the protocol reports. Anything unrecognised is
+ * treated as a query (rows, no updateType); the engine decides whether the SQL is valid. */
+static void classify(const char *sql, stmt_info *info) {
+    memset(info, 0, sizeof *info);
+    const char *p = sql;
+    char w[64], w2[64];
+    if (!keyword(&p, w, sizeof w)) return;
+    if (!strcmp(w, "USE")) {
+        info->kind = STMT_USE;
+        strcpy(info->update_type, "USE");
+    } else if (!strcmp(w, "SET") || !strcmp(w, "RESET")) {
+        bool reset = w[0] == 'R';
+        if (!keyword(&p, w2, sizeof w2)) return;
+        if (strcmp(w2, "SESSION") != 0) {
+            set_update(info, w, w2);
+            return;
+        }
+        if (!qualified_name(&p, info->name, sizeof info->name)) return;
+        if (reset) {
+            info->kind = STMT_RESET_SESSION;
+            strcpy(info->update_type, "RESET SESSION");
+            return;
+        }
+        skip_space(&p);
+        if (*p != '=') return;
+        p++;
+        skip_space(&p);
+        info->kind = STMT_SET_SESSION;
+        strcpy(info->update_type, "SET SESSION");
+        info->rest = p;
+    } else if (!strcmp(w, "PREPARE")) {
+        if (!qualified_name(&p, info->name, sizeof info->name)) return;
+        info->kind = STMT_PREPARE;
+        strcpy(info->update_type, "PREPARE");
+    } else if (!strcmp(w, "DEALLOCATE")) {
+        const char *q = p;
+        if (keyword(&q, w2, sizeof w2) && !strcmp(w2, "PREPARE")) p = q;
+        if (!qualified_name(&p, info->name, sizeof info->name)) return;
+        info->kind = STMT_DEALLOCATE;
+        strcpy(info->update_type, "DEALLOCATE");
+    } else if (!strcmp(w, "EXECUTE")) {
+        const char *q = p;
+        if (keyword(&q, w2, sizeof w2) && !strcmp(w2, "IMMEDIATE")) {
+            skip_space(&q);
+            if (*q != '\'') return;
+            info->kind = STMT_EXECUTE_IMMEDIATE;
+            info->rest = q;
+            return;
+        }
+        if (!qualified_name(&p, info->name, sizeof info->name)) return;
+        info->kind = STMT_EXECUTE;
+    } else if (!strcmp(w, "CREATE") || !strcmp(w, "DROP") || !strcmp(w, "ALTER")) {
+        const char *q = p;
+        if (!keyword(&q, w2, sizeof w2)) return;
+        if (!strcmp(w2, "OR")) { /* CREATE OR REPLACE x */
+            char w3[64];
+            if (!keyword(&q, w3, sizeof w3) || !keyword(&q, w2, sizeof w2)) return;
+        }
+        if (!strcmp(w2, "MATERIALIZED")) {
+            set_update(info, w, "MATERIALIZED VIEW");
+            return;
+        }
+        set_update(info, w, w2);
+    } else if (!strcmp(w, "INSERT") || !strcmp(w, "DELETE") || !strcmp(w, "UPDATE") ||
+               !strcmp(w, "MERGE") || !strcmp(w, "CALL") || !strcmp(w, "GRANT") ||
+               !strcmp(w, "REVOKE") || !strcmp(w, "COMMENT") || !strcmp(w, "ANALYZE") ||
+               !strcmp(w, "COMMIT") || !strcmp(w, "ROLLBACK")) {
+        set_update(info, w, NULL);
+    } else if (!strcmp(w, "TRUNCATE")) {
+        set_update(info, "TRUNCATE", "TABLE");
+    } else if (!strcmp(w, "START")) {
+        set_update(info, "START", "TRANSACTION");
+    }
+}
+
+/* The text of a SQL string literal at p ('...' with '' escapes) into a new string; *end is set
+ * after the closing quote. NULL when unterminated or out of memory. */
+static char *string_literal(const char *p, const char **end) {
+    if (*p != '\'') return NULL;
+    strbuf sb;
+    strbuf_init(&sb);
+    for (p++;; p++) {
+        if (!*p) {
+            strbuf_reset(&sb);
+            return NULL;
+        }
+        if (*p == '\'') {
+            if (p[1] != '\'') break;
+            p++;
+        }
+        strbuf_putc(&sb, *p);
+    }
+    if (end) *end = p + 1;
+    if (sb.failed) {
+        strbuf_reset(&sb);
+        return NULL;
+    }
+    char *s = strbuf_move(&sb);
+    return s ? s : strdup("");
+}
+
+/* The value of SET SESSION name = <value> as Trino reports it: a string literal's text, else
+ * the expression text as written (trailing ';' and blanks removed). */
+static char *session_value_text(const char *rest) {
+    const char *end = NULL;
+    char *lit = string_literal(rest, &end);
+    if (lit) {
+        skip_space(&end);
+        if (*end == ';') end++;
+        skip_space(&end);
+        if (!*end) return lit;
+        free(lit);
+    }
+    size_t len = strlen(rest);
+    while (len && (rest[len - 1] == ';' || rest[len - 1] == ' ' || rest[len - 1] == '\t' ||
+                   rest[len - 1] == '\n' || rest[len - 1] == '\r'))
+        len--;
+    return strndup(rest, len);
+}
+
+/* --- queries -------------------------------------------------------------------------------- */
+
+typedef enum query_state { QS_QUEUED, QS_RUNNING, QS_FINISHED, QS_FAILED } query_state;
+
+static const char *const state_names[] = {"QUEUED", "RUNNING", "FINISHED", "FAILED"};
+
+typedef struct page {
+    strbuf rows;     /* "[..],[..]" */
+    uint32_t n_rows;
+    struct page *next;
+} page;
+
+typedef struct trino_query trino_query;
+
+struct trino_query {
+    char id[48];
+    char slug[40];
+    trino_registry *reg;
+    trino_query *next_in_list; /* registry list (registry lock) */
+    uint32_t refs;             /* registry lock */
+    bool unlinked;             /* registry lock */
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond;       /* pages, state changes, consumption */
+    trino_request req;
+    query_state state;
+    bool canceled;
+    volatile int cancel_flag;  /* set with canceled: stops the engine's query between chunks */
+    bool worker_done;
+    bool final_delivered;
+    sqe_error error;           /* valid when state == QS_FAILED */
+    char *columns_json;        /* set once the result's columns are known */
+    page *head, *tail;
+    uint32_t n_pages;
+    char update_type[160];
+    int64_t update_count;      /* -1 = none */
+    trino_header *headers;     /* session changes, sent with every response once known */
+    uint32_t n_headers;
+    uint64_t token;            /* last token answered */
+    char *last_body;           /* its body, for retries */
+    size_t last_len;
+    unsigned last_status;
+    /* statistics */
+    int64_t created_ms, started_ms, finished_ms, last_access_ms;
+    int64_t cpu_ms;
+    uint64_t rows_produced, bytes_produced, chunks;
+};
+
+struct trino_registry {
+    sqe_db *db;
+    trino_server_options opts;
+    pthread_mutex_t lock;
+    pthread_cond_t slot_cond;    /* a running slot freed / cancel */
+    pthread_cond_t workers_cond; /* a worker exited */
+    pthread_cond_t reaper_cond;
+    trino_query *queries;
+    uint32_t n_queries;
+    uint32_t n_running;
+    uint32_t n_workers;
+    uint32_t counter;
+    bool draining;
+    bool stopping;
+    pthread_t reaper;
+    bool reaper_started;
+};
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t thread_cpu_ms(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Absolute CLOCK_REALTIME deadline ms from now, for pthread_cond_timedwait. */
+static struct timespec deadline_in(int64_t ms) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static void random_chars(char *out, size_t n, const char *alphabet) {
+    unsigned char bytes[64];
+    size_t alen = strlen(alphabet);
+    if (n > sizeof bytes) n = sizeof bytes;
+    if (getrandom(bytes, n, 0) != (ssize_t)n) {
+        /* getrandom cannot fail for small requests after boot; fall back to the clock */
+        uint64_t x = (uint64_t)now_ms() * 6364136223846793005ULL + (uint64_t)(uintptr_t)out;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            bytes[i] = (unsigned char)(x >> 56);
+        }
+    }
+    for (size_t i = 0; i < n; i++) out[i] = alphabet[bytes[i] % alen];
+    out[n] = 0;
+}
+
+static void page_free(page *pg) {
+    if (!pg) return;
+    strbuf_reset(&pg->rows);
+    free(pg);
+}
+
+static void drop_pages(trino_query *q) {
+    while (q->head) {
+        page *pg = q->head;
+        q->head = pg->next;
+        page_free(pg);
+    }
+    q->tail = NULL;
+    q->n_pages = 0;
+}
+
+static void query_free(trino_query *q) {
+    drop_pages(q);
+    free(q->columns_json);
+    free(q->last_body);
+    for (uint32_t i = 0; i < q->n_headers; i++) free(q->headers[i].value);
+    free(q->headers);
+    trino_request_reset(&q->req);
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->cond);
+    free(q);
+}
+
+/* Drops one reference; registry lock held. */
+static void query_unref_locked(trino_query *q) {
+    if (--q->refs == 0 && q->unlinked) query_free(q);
+}
+
+static void query_unref(trino_registry *reg, trino_query *q) {
+    pthread_mutex_lock(&reg->lock);
+    query_unref_locked(q);
+    pthread_mutex_unlock(&reg->lock);
+}
+
+/* Finds a query by id and slug and takes a reference; NULL when unknown. */
+static trino_query *query_find(trino_registry *reg, const char *id, const char *slug) {
+    pthread_mutex_lock(&reg->lock);
+    trino_query *q = reg->queries;
+    while (q && strcmp(q->id, id) != 0) q = q->next_in_list;
+    if (q && strcmp(q->slug, slug) != 0) q = NULL;
+    if (q) q->refs++;
+    pthread_mutex_unlock(&reg->lock);
+    return q;
+}
+
+/* Removes q from the registry list and drops the list's reference. Registry lock held. */
+static void unlink_locked(trino_registry *reg, trino_query *q) {
+    for (trino_query **pp = &reg->queries; *pp; pp = &(*pp)->next_in_list) {
+        if (*pp != q) continue;
+        *pp = q->next_in_list;
+        reg->n_queries--;
+        break;
+    }
+    q->unlinked = true;
+    query_unref_locked(q);
+}
+
+/* --- response bodies ------------------------------------------------------------------------- */
+
+/* Appends the QueryResults object. next_token 0 means no nextUri (the final response). pg may be
+ * NULL (no data). Query lock held. */
+static void results_json(const trino_query *q, const char *base_uri, uint64_t next_token,
+                         const page *pg, strbuf *out) {
+    int64_t now = now_ms();
+    strbuf_puts(out, "{\"id\":");
+    trino_json_string(q->id, out);
+    strbuf_puts(out, ",\"infoUri\":");
+    strbuf_printf(out, "\"%s/ui/query.html?%s\"", base_uri, q->id);
+    if (next_token) {
+        strbuf_printf(out, ",\"nextUri\":\"%s/v1/statement/%s/%s/%s/%llu\"", base_uri,
+                      q->state == QS_QUEUED ? "queued" : "executing", q->id, q->slug,
+                      (unsigned long long)next_token);
+    }
+    if (q->columns_json && q->state != QS_FAILED) {
+        strbuf_puts(out, ",\"columns\":");
+        strbuf_puts(out, q->columns_json);
+    }
+    if (pg && pg->n_rows) {
+        strbuf_puts(out, ",\"data\":[");
+        strbuf_append(out, pg->rows.data, pg->rows.len);
+        strbuf_putc(out, ']');
+    }
+    query_state st = q->state;
+    if (!next_token && st == QS_RUNNING) st = QS_FINISHED;
+    int64_t started = q->started_ms ? q->started_ms : now;
+    int64_t ended = q->finished_ms ? q->finished_ms : now;
+    strbuf_printf(out,
+                  ",\"stats\":{\"state\":\"%s\",\"queued\":%s,\"scheduled\":%s,\"nodes\":1,"
+                  "\"totalSplits\":%llu,\"queuedSplits\":0,\"runningSplits\":0,"
+                  "\"completedSplits\":%llu,\"cpuTimeMillis\":%lld,\"wallTimeMillis\":%lld,"
+                  "\"queuedTimeMillis\":%lld,\"elapsedTimeMillis\":%lld,\"processedRows\":%llu,"
+                  "\"processedBytes\":%llu,\"physicalInputBytes\":0,\"peakMemoryBytes\":0,"
+                  "\"spilledBytes\":0}",
+                  state_names[st], st == QS_QUEUED ? "true" : "false",
+                  st == QS_QUEUED ? "false" : "true", (unsigned long long)q->chunks,
+                  (unsigned long long)q->chunks, (long long)q->cpu_ms,
+                  (long long)(q->started_ms ? ended - started : 0),
+                  (long long)(started - q->created_ms), (long long)(now - q->created_ms),
+                  (unsigned long long)q->rows_produced, (unsigned long long)q->bytes_produced);
+    if (q->state == QS_FAILED) {
+        strbuf_puts(out, ",\"error\":");
+        trino_json_error(&q->error, out);
+    }
+    strbuf_puts(out, ",\"warnings\":[]");
+    if (q->update_type[0] && !next_token && q->state != QS_FAILED) {
+        strbuf_puts(out, ",\"updateType\":");
+        trino_json_string(q->update_type, out);
+        if (q->update_count >= 0)
+            strbuf_printf(out, ",\"updateCount\":%lld", (long long)q->update_count);
+    }
+    strbuf_putc(out, '}');
+}
+
+/* Copies the query's session-change headers into the reply. Query lock held. */
+static int copy_headers(const trino_query *q, trino_reply *reply) {
+    if (!q->n_headers) return SQE_OK;
+    reply->headers = calloc(q->n_headers, sizeof *reply->headers);
+    if (!reply->headers) return SQE_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < q->n_headers; i++) {
+        reply->headers[i].name = q->headers[i].name;
+        reply->headers[i].value = strdup(q->headers[i].value);
+        if (!reply->headers[i].value) return SQE_ERR_OUT_OF_MEMORY;
+        reply->n_headers = i + 1;
+    }
+    return SQE_OK;
+}
+
+/* Moves the JSON in sb into reply (200, application/json); also caches it as the last body.
+ * Query lock held. */
+static int reply_json(trino_query *q, strbuf *sb, trino_reply *reply) {
+    if (sb->failed) {
+        strbuf_reset(sb);
+        return trino_reply_set(reply, 500, "text/plain", "out of memory");
+    }
+    size_t len = sb->len;
+    char *body = strbuf_move(sb);
+    if (!body) return trino_reply_set(reply, 500, "text/plain", "out of memory");
+    char *copy = malloc(len + 1);
+    if (copy) memcpy(copy, body, len + 1);
+    free(q->last_body);
+    q->last_body = copy;
+    q->last_len = copy ? len : 0;
+    q->last_status = 200;
+    reply->status = 200;
+    reply->content_type = "application/json";
+    reply->body = body;
+    reply->body_len = len;
+    if (copy_headers(q, reply) != SQE_OK) {
+        trino_reply_reset(reply);
+        return trino_reply_set(reply, 500, "text/plain", "out of memory");
+    }
+    return SQE_OK;
+}
+
+/* --- the worker ----------------------------------------------------------------------------- */
+
+static bool is_canceled(trino_query *q) {
+    pthread_mutex_lock(&q->lock);
+    bool c = q->canceled;
+    pthread_mutex_unlock(&q->lock);
+    return c;
+}
+
+static void fail(trino_query *q, const sqe_error *err) {
+    pthread_mutex_lock(&q->lock);
+    if (q->state != QS_FAILED) {
+        q->state = QS_FAILED;
+        q->error = *err;
+        if (!q->error.code) q->error.code = SQE_ERR_GENERIC_INTERNAL_ERROR;
+        drop_pages(q);
+    }
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* Hands a page to the client side, waiting while MAX_PENDING pages are unread. Takes pg. */
+static void push_page(trino_query *q, page *pg) {
+    pthread_mutex_lock(&q->lock);
+    while (q->n_pages >= MAX_PENDING && !q->canceled && q->state != QS_FAILED)
+        pthread_cond_wait(&q->cond, &q->lock);
+    if (q->canceled || q->state == QS_FAILED) {
+        page_free(pg);
+    } else {
+        if (q->tail)
+            q->tail->next = pg;
+        else
+            q->head = pg;
+        q->tail = pg;
+        q->n_pages++;
+        q->rows_produced += pg->n_rows;
+        q->bytes_produced += pg->rows.len;
+        pthread_cond_broadcast(&q->cond);
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+static bool valid_property_name(const char *s) {
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!ident_char(*s) && *s != '.') return false;
+    return true;
+}
+
+/* A SQL literal for a session property value sent as text: integers and booleans as they are,
+ * everything else as a string literal. */
+static void value_literal(const char *v, strbuf *out) {
+    const char *p = v;
+    if (*p == '-') p++;
+    bool digits = *p != 0;
+    for (const char *d = p; *d; d++)
+        if (*d < '0' || *d > '9') digits = false;
+    if ((digits && strlen(v) < 19) || !strcasecmp(v, "true") || !strcasecmp(v, "false")) {
+        strbuf_puts(out, v);
+        return;
+    }
+    strbuf_putc(out, '\'');
+    for (; *v; v++) {
+        if (*v == '\'') strbuf_putc(out, '\'');
+        strbuf_putc(out, *v);
+    }
+    strbuf_putc(out, '\'');
+}
+
+/* Restores the client's session on a fresh connection. */
+static int restore_session(sqe_conn *conn, const trino_request *req, sqe_error *err) {
+    if (req->header_error) return err_set(err, SQE_ERR_GENERIC_USER_ERROR, "%s", req->header_error);
+    SQE_TRY(sqe_conn_set_user(conn, req->user, err));
+    if (req->catalog || req->schema)
+        SQE_TRY(sqe_conn_set_catalog_schema(conn, req->catalog, req->schema, err));
+    if (req->time_zone) SQE_TRY(sqe_conn_set_time_zone(conn, req->time_zone, err));
+    for (uint32_t i = 0; i < req->n_session; i++) {
+        const trino_kv *kv = &req->session[i];
+        if (!valid_property_name(kv->name))
+            return err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
+                           "Invalid session property name in X-Trino-Session: '%s'", kv->name);
+        strbuf sb;
+        strbuf_init(&sb);
+        strbuf_printf(&sb, "SET SESSION %s = ", kv->name);
+        value_literal(kv->value, &sb);
+        if (sb.failed) {
+            strbuf_reset(&sb);
+            return err_nomem(err, "session");
+        }
+        sqe_result *res = NULL;
+        int rc = sqe_query(conn, strbuf_cstr(&sb), &res, err);
+        strbuf_reset(&sb);
+        sqe_result_destroy(res);
+        if (rc) return rc;
+    }
+    for (uint32_t i = 0; i < req->n_prepared; i++)
+        SQE_TRY(sqe_conn_prepared_put(conn, req->prepared[i].name, req->prepared[i].value, err));
+    return SQE_OK;
+}
+
+/* A header value must not carry control characters (no header injection from odd names). */
+static bool header_safe(const char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return false;
+    return true;
+}
+
+static int add_header(trino_query *q, const char *name, char *value) {
+    if (!value) return SQE_ERR_OUT_OF_MEMORY;
+    if (!header_safe(value)) {
+        free(value);
+        return SQE_OK;
+    }
+    trino_header *h = realloc(q->headers, (q->n_headers + 1) * sizeof *h);
+    if (!h) {
+        free(value);
+        return SQE_ERR_OUT_OF_MEMORY;
+    }
+    q->headers = h;
+    h[q->n_headers].name = name;
+    h[q->n_headers].value = value;
+    q->n_headers++;
+    return SQE_OK;
+}
+
+/* The response headers for what the statement changed in the session. Query lock held. */
+static int session_headers(trino_query *q, sqe_conn *conn, const stmt_info *info) {
+    strbuf sb;
+    strbuf_init(&sb);
+    int rc = SQE_OK;
+    switch (info->kind) {
+    case STMT_USE:
+        rc = add_header(q, "X-Trino-Set-Catalog", strdup(sqe_conn_catalog(conn)));
+        if (!rc) rc = add_header(q, "X-Trino-Set-Schema", strdup(sqe_conn_schema(conn)));
+        break;
+    case STMT_SET_SESSION: {
+        char *v = session_value_text(info->rest);
+        if (!v) return SQE_ERR_OUT_OF_MEMORY;
+        strbuf_printf(&sb, "%s=", info->name);
+        trino_url_encode(v, &sb);
+        free(v);
+        rc = add_header(q, "X-Trino-Set-Session", sb.failed ? NULL : strbuf_move(&sb));
+        break;
+    }
+    case STMT_RESET_SESSION:
+        rc = add_header(q, "X-Trino-Clear-Session", strdup(info->name));
+        break;
+    case STMT_PREPARE: {
+        const char *text = sqe_conn_prepared_text(conn, info->name);
+        if (!text) break;
+        trino_url_encode(info->name, &sb);
+        strbuf_putc(&sb, '=');
+        trino_url_encode(text, &sb);
+        rc = add_header(q, "X-Trino-Added-Prepare", sb.failed ? NULL : strbuf_move(&sb));
+        break;
+    }
+    case STMT_DEALLOCATE:
+        trino_url_encode(info->name, &sb);
+        rc = add_header(q, "X-Trino-Deallocated-Prepare", sb.failed ? NULL : strbuf_move(&sb));
+        break;
+    default:
+        break;
+    }
+    strbuf_reset(&sb);
+    return rc;
+}
+
+/* EXECUTE IMMEDIATE 'sql' [USING ...]: registers 'sql' as a prepared statement of this query's
+ * session and returns the EXECUTE statement to run instead (malloc'd), or NULL with *err set. */
+static char *rewrite_immediate(sqe_conn *conn, const stmt_info *info, stmt_info *inner,
+                               sqe_error *err) {
+    const char *end;
+    char *text = string_literal(info->rest, &end);
+    if (!text) {
+        err_set(err, SQE_ERR_SYNTAX_ERROR, "EXECUTE IMMEDIATE needs a string literal");
+        return NULL;
+    }
+    classify(text, inner);
+    if (sqe_conn_prepared_put(conn, IMMEDIATE_NAME, text, err) != SQE_OK) {
+        free(text);
+        return NULL;
+    }
+    free(text);
+    strbuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "EXECUTE " IMMEDIATE_NAME " %s", end);
+    if (sb.failed) {
+        strbuf_reset(&sb);
+        err_nomem(err, "statement");
+        return NULL;
+    }
+    return strbuf_move(&sb);
+}
+
+static page *page_new(void) {
+    page *pg = calloc(1, sizeof *pg);
+    if (pg) strbuf_init(&pg->rows);
+    return pg;
+}
+
+/* Runs the statement and streams its pages. */
+static void run_query(trino_query *q) {
+    trino_registry *reg = q->reg;
+    int64_t cpu0 = thread_cpu_ms();
+    pthread_mutex_lock(&q->lock);
+    q->state = QS_RUNNING;
+    q->started_ms = now_ms();
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+
+    sqe_error err;
+    memset(&err, 0, sizeof err);
+    sqe_conn *conn = NULL;
+    sqe_result *res = NULL;
+    char *rewritten = NULL;
+    stmt_info info;
+    classify(q->req.sql, &info);
+    int rc = sqe_connect(reg->db, &conn, &err);
+    if (!rc) sqe_conn_set_cancel_flag(conn, &q->cancel_flag);
+    if (!rc && (rc = restore_session(conn, &q->req, &err)) != SQE_OK)
+        err.line = err.column = 0; /* a position in SQL we generated means nothing to the client */
+    const char *sql = q->req.sql;
+    if (!rc && info.kind == STMT_EXECUTE_IMMEDIATE) {
+        stmt_info inner;
+        rewritten = rewrite_immediate(conn, &info, &inner, &err);
+        if (!rewritten) rc = err.code ? err.code : SQE_ERR_GENERIC_INTERNAL_ERROR;
+        sql = rewritten;
+        info = inner;
+        info.name[0] = 0;
+        if (info.kind != STMT_QUERY) info.kind = STMT_UPDATE; /* effects stay in this query */
+    } else if (!rc && info.kind == STMT_EXECUTE) {
+        const char *text = sqe_conn_prepared_text(conn, info.name);
+        stmt_info inner;
+        classify(text ? text : "", &inner);
+        strcpy(info.update_type, inner.update_type);
+    }
+    if (!rc) rc = sqe_query(conn, sql, &res, &err);
+    if (rc) {
+        fail(q, &err);
+        goto out_release;
+    }
+
+    int n_cols = sqe_result_column_count(res);
+    bool synthetic = n_cols == 0; /* DDL: Trino answers one row "result" = true */
+    strbuf cols;
+    strbuf_init(&cols);
+    if (synthetic)
+        strbuf_puts(&cols, "[{\"name\":\"result\",\"type\":\"boolean\",\"typeSignature\":"
+                           "{\"rawType\":\"boolean\",\"arguments\":[]}}]");
+    else
+        trino_json_columns(res, &cols);
+    pthread_mutex_lock(&q->lock);
+    int hrc = session_headers(q, conn, &info);
+    snprintf(q->update_type, sizeof q->update_type, "%s", info.update_type);
+    q->columns_json = cols.failed ? NULL : strbuf_move(&cols);
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+    strbuf_reset(&cols);
+    if (hrc || !q->columns_json) {
+        err_nomem(&err, "response");
+        fail(q, &err);
+        goto out_release;
+    }
+
+    page *pg = NULL;
+    const trino_server_options *o = &reg->opts;
+    if (synthetic) {
+        pg = page_new();
+        if (pg) {
+            strbuf_puts(&pg->rows, "[true]");
+            pg->n_rows = 1;
+        }
+    }
+    while (!rc) {
+        if (is_canceled(q)) break;
+        const sqe_chunk *chunk;
+        rc = sqe_result_next(res, &chunk, &err);
+        if (rc || !chunk) break;
+        int n = sqe_chunk_row_count(chunk);
+        pthread_mutex_lock(&q->lock);
+        q->chunks++;
+        pthread_mutex_unlock(&q->lock);
+        for (int row = 0; row < n && !rc; row++) {
+            if (!pg && !(pg = page_new())) {
+                rc = err_nomem(&err, "result page");
+                break;
+            }
+            if (pg->n_rows) strbuf_putc(&pg->rows, ',');
+            trino_json_row(chunk, n_cols, row, &pg->rows);
+            pg->n_rows++;
+            if (pg->rows.failed) {
+                rc = err_nomem(&err, "result page");
+                break;
+            }
+            if (pg->n_rows >= o->page_rows || pg->rows.len >= o->page_bytes) {
+                push_page(q, pg);
+                pg = NULL;
+                if (is_canceled(q)) break;
+            }
+        }
+    }
+    if (rc) {
+        page_free(pg);
+        fail(q, &err);
+        goto out_release;
+    }
+    if (pg) {
+        if (pg->rows.failed) {
+            page_free(pg);
+            err_nomem(&err, "result page");
+            fail(q, &err);
+            goto out_release;
+        }
+        push_page(q, pg);
+    }
+    pthread_mutex_lock(&q->lock);
+    q->update_count = sqe_result_update_count(res);
+    if (q->state == QS_RUNNING && !q->canceled) q->state = QS_FINISHED;
+    pthread_mutex_unlock(&q->lock);
+
+out_release:
+    sqe_result_destroy(res);
+    sqe_disconnect(conn);
+    free(rewritten);
+    pthread_mutex_lock(&q->lock);
+    q->worker_done = true;
+    q->finished_ms = now_ms();
+    q->cpu_ms = thread_cpu_ms() - cpu0;
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+}
+
+static void *worker_main(void *arg) {
+    trino_query *q = arg;
+    trino_registry *reg = q->reg;
+    pthread_mutex_lock(&reg->lock);
+    while (reg->n_running >= reg->opts.max_running && !reg->stopping) {
+        pthread_mutex_lock(&q->lock);
+        bool canceled = q->canceled;
+        pthread_mutex_unlock(&q->lock);
+        if (canceled) break;
+        pthread_cond_wait(&reg->slot_cond, &reg->lock);
+    }
+    pthread_mutex_lock(&q->lock);
+    bool run = !q->canceled && !reg->stopping;
+    pthread_mutex_unlock(&q->lock);
+    if (run) reg->n_running++;
+    pthread_mutex_unlock(&reg->lock);
+
+    if (run) {
+        run_query(q);
+    } else {
+        sqe_error err;
+        err_set(&err, SQE_ERR_USER_CANCELED, "Query was canceled");
+        fail(q, &err);
+        pthread_mutex_lock(&q->lock);
+        q->worker_done = true;
+        q->finished_ms = now_ms();
+        pthread_cond_broadcast(&q->cond);
+        pthread_mutex_unlock(&q->lock);
+    }
+
+    pthread_mutex_lock(&reg->lock);
+    if (run) {
+        reg->n_running--;
+        pthread_cond_broadcast(&reg->slot_cond);
+    }
+    query_unref_locked(q);
+    reg->n_workers--;
+    pthread_cond_broadcast(&reg->workers_cond);
+    pthread_mutex_unlock(&reg->lock);
+    return NULL;
+}
+
+/* --- reaper --------------------------------------------------------------------------------- */
+
+static void *reaper_main(void *arg) {
+    trino_registry *reg = arg;
+    pthread_mutex_lock(&reg->lock);
+    while (!reg->stopping) {
+        struct timespec ts = deadline_in(REAPER_PERIOD_MS);
+        pthread_cond_timedwait(&reg->reaper_cond, &reg->lock, &ts);
+        if (reg->stopping) break;
+        int64_t now = now_ms();
+        trino_query **pp = &reg->queries;
+        while (*pp) {
+            trino_query *q = *pp;
+            pthread_mutex_lock(&q->lock);
+            bool done = q->worker_done && (q->final_delivered || q->canceled);
+            bool remove = done && now - q->last_access_ms >= FINISHED_GRACE_MS;
+            if (!done && !q->canceled &&
+                now - q->last_access_ms >= (int64_t)reg->opts.idle_timeout_ms) {
+                q->canceled = true; /* abandoned: nobody fetched it */
+                __atomic_store_n(&q->cancel_flag, 1, __ATOMIC_RELAXED);
+                drop_pages(q);
+                pthread_cond_broadcast(&q->cond);
+            }
+            pthread_mutex_unlock(&q->lock);
+            if (remove) {
+                *pp = q->next_in_list;
+                reg->n_queries--;
+                q->unlinked = true;
+                query_unref_locked(q);
+            } else {
+                pp = &q->next_in_list;
+            }
+        }
+        pthread_cond_broadcast(&reg->slot_cond);
+    }
+    pthread_mutex_unlock(&reg->lock);
+    return NULL;
+}
+
+/* --- registry ------------------------------------------------------------------------------- */
+
+int trino_registry_create(sqe_db *db, const trino_server_options *opts, trino_registry **out,
+                          sqe_error *err) {
+    *out = NULL;
+    trino_registry *reg = calloc(1, sizeof *reg);
+    if (!reg) return err_nomem(err, "query registry");
+    reg->db = db;
+    reg->opts = *opts;
+    if (!reg->opts.page_rows) reg->opts.page_rows = 8192;
+    if (!reg->opts.page_bytes) reg->opts.page_bytes = 1 << 20;
+    if (!reg->opts.max_queries) reg->opts.max_queries = 1000;
+    if (!reg->opts.max_running) reg->opts.max_running = 64;
+    if (!reg->opts.idle_timeout_ms) reg->opts.idle_timeout_ms = 300000;
+    pthread_mutex_init(&reg->lock, NULL);
+    pthread_cond_init(&reg->slot_cond, NULL);
+    pthread_cond_init(&reg->workers_cond, NULL);
+    pthread_cond_init(&reg->reaper_cond, NULL);
+    if (pthread_create(&reg->reaper, NULL, reaper_main, reg) != 0) {
+        trino_registry_destroy(reg);
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "cannot start the query reaper thread");
+    }
+    reg->reaper_started = true;
+    *out = reg;
+    return SQE_OK;
+}
+
+void trino_registry_cancel_all(trino_registry *reg) {
+    pthread_mutex_lock(&reg->lock);
+    for (trino_query *q = reg->queries; q; q = q->next_in_list) {
+        pthread_mutex_lock(&q->lock);
+        q->canceled = true;
+        __atomic_store_n(&q->cancel_flag, 1, __ATOMIC_RELAXED);
+        drop_pages(q);
+        pthread_cond_broadcast(&q->cond);
+        pthread_mutex_unlock(&q->lock);
+    }
+    pthread_cond_broadcast(&reg->slot_cond);
+    pthread_mutex_unlock(&reg->lock);
+}
+
+void trino_registry_destroy(trino_registry *reg) {
+    if (!reg) return;
+    trino_registry_cancel_all(reg);
+    pthread_mutex_lock(&reg->lock);
+    reg->stopping = true;
+    pthread_cond_broadcast(&reg->slot_cond);
+    pthread_cond_broadcast(&reg->reaper_cond);
+    while (reg->n_workers > 0) pthread_cond_wait(&reg->workers_cond, &reg->lock);
+    pthread_mutex_unlock(&reg->lock);
+    if (reg->reaper_started) pthread_join(reg->reaper, NULL);
+    while (reg->queries) {
+        trino_query *q = reg->queries;
+        reg->queries = q->next_in_list;
+        q->unlinked = true;
+        query_unref_locked(q);
+    }
+    pthread_mutex_destroy(&reg->lock);
+    pthread_cond_destroy(&reg->slot_cond);
+    pthread_cond_destroy(&reg->workers_cond);
+    pthread_cond_destroy(&reg->reaper_cond);
+    free(reg);
+}
+
+void trino_registry_set_draining(trino_registry *reg) {
+    pthread_mutex_lock(&reg->lock);
+    reg->draining = true;
+    pthread_mutex_unlock(&reg->lock);
+}
+
+uint32_t trino_registry_active(trino_registry *reg) {
+    uint32_t n = 0;
+    pthread_mutex_lock(&reg->lock);
+    for (trino_query *q = reg->queries; q; q = q->next_in_list) {
+        pthread_mutex_lock(&q->lock);
+        if (!(q->worker_done && (q->final_delivered || q->canceled))) n++;
+        pthread_mutex_unlock(&q->lock);
+    }
+    pthread_mutex_unlock(&reg->lock);
+    return n;
+}
+
+uint32_t trino_registry_running(trino_registry *reg) {
+    pthread_mutex_lock(&reg->lock);
+    uint32_t n = reg->n_workers;
+    pthread_mutex_unlock(&reg->lock);
+    return n;
+}
+
+/* A reply for requests the registry refuses (full, draining). */
+static int refuse(trino_reply *reply, const char *why) {
+    return trino_reply_set(reply, 503, "text/plain; charset=utf-8", why);
+}
+
+int trino_query_submit(trino_registry *reg, trino_request *req, const char *base_uri,
+                       trino_reply *reply) {
+    trino_query *q = calloc(1, sizeof *q);
+    if (!q) return trino_reply_set(reply, 500, "text/plain", "out of memory");
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->cond, NULL);
+    q->reg = reg;
+    q->req = *req;
+    memset(req, 0, sizeof *req);
+    q->update_count = -1;
+    q->created_ms = q->last_access_ms = now_ms();
+    random_chars(q->slug, 24, "abcdefghijklmnopqrstuvwxyz0123456789");
+
+    pthread_mutex_lock(&reg->lock);
+    const char *refusal = reg->draining   ? "Server is shutting down"
+                          : reg->stopping ? "Server is shutting down"
+                          : reg->n_queries >= reg->opts.max_queries
+                              ? "Too many queries are held by the server; retry later"
+                              : NULL;
+    if (refusal) {
+        pthread_mutex_unlock(&reg->lock);
+        query_free(q);
+        return refuse(reply, refusal);
+    }
+    /* Trino query ids: YYYYMMDD_HHMMSS_NNNNN_xxxxx */
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char rnd[8];
+    random_chars(rnd, 5, "abcdefghijklmnopqrstuvwxyz");
+    snprintf(q->id, sizeof q->id, "%04d%02d%02d_%02d%02d%02d_%05u_%s", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             ++reg->counter % 100000, rnd);
+    q->refs = 3; /* the list, the worker, this request */
+    q->next_in_list = reg->queries;
+    reg->queries = q;
+    reg->n_queries++;
+    reg->n_workers++;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    int prc = pthread_create(&th, &attr, worker_main, q);
+    pthread_attr_destroy(&attr);
+    if (prc != 0) {
+        reg->n_workers--;
+        q->refs--; /* no worker */
+        unlink_locked(reg, q);
+        query_unref_locked(q);
+        pthread_mutex_unlock(&reg->lock);
+        return refuse(reply, "Cannot start a query thread; retry later");
+    }
+    pthread_mutex_unlock(&reg->lock);
+
+    pthread_mutex_lock(&q->lock);
+    strbuf sb;
+    strbuf_init(&sb);
+    query_state saved = q->state;
+    q->state = QS_QUEUED; /* the first answer is always QUEUED, as Trino's */
+    results_json(q, base_uri, 1, NULL, &sb);
+    q->state = saved;
+    int rc = reply_json(q, &sb, reply);
+    free(q->last_body); /* token 0 is the POST itself: not re-fetchable */
+    q->last_body = NULL;
+    pthread_mutex_unlock(&q->lock);
+    query_unref(reg, q);
+    return rc;
+}
+
+int trino_query_fetch(trino_registry *reg, const char *id, const char *slug, uint64_t token,
+                      const char *base_uri, trino_reply *reply) {
+    trino_query *q = query_find(reg, id, slug);
+    if (!q) return trino_reply_set(reply, 404, "text/plain; charset=utf-8", "Query not found");
+    pthread_mutex_lock(&q->lock);
+    q->last_access_ms = now_ms();
+    int rc;
+    if (token == q->token && q->last_body) {
+        /* a retry of the last request: same answer */
+        reply->status = q->last_status;
+        reply->content_type = "application/json";
+        reply->body = malloc(q->last_len + 1);
+        if (reply->body) {
+            memcpy(reply->body, q->last_body, q->last_len + 1);
+            reply->body_len = q->last_len;
+            rc = copy_headers(q, reply);
+        } else {
+            rc = trino_reply_set(reply, 500, "text/plain", "out of memory");
+        }
+    } else if (token != q->token + 1 || q->final_delivered) {
+        rc = trino_reply_set(reply, 410, "text/plain; charset=utf-8", "Token is no longer valid");
+    } else {
+        if (!q->canceled && q->state != QS_FAILED && !q->n_pages && !q->worker_done) {
+            struct timespec ts = deadline_in(reg->opts.max_wait_ms ? reg->opts.max_wait_ms : 1000);
+            while (!q->canceled && q->state != QS_FAILED && !q->n_pages && !q->worker_done) {
+                if (pthread_cond_timedwait(&q->cond, &q->lock, &ts) == ETIMEDOUT) break;
+            }
+        }
+        if (q->canceled && q->state != QS_FAILED) {
+            q->state = QS_FAILED;
+            err_set(&q->error, SQE_ERR_USER_CANCELED, "Query was canceled");
+        }
+        strbuf sb;
+        strbuf_init(&sb);
+        page *pg = NULL;
+        bool final = false;
+        if (q->state == QS_FAILED) {
+            final = true;
+        } else if (q->n_pages) {
+            pg = q->head;
+            q->head = pg->next;
+            if (!q->head) q->tail = NULL;
+            q->n_pages--;
+            pthread_cond_broadcast(&q->cond); /* room for the worker */
+            final = q->worker_done && !q->n_pages && q->state == QS_FINISHED;
+        } else if (q->worker_done) {
+            final = true;
+        }
+        results_json(q, base_uri, final ? 0 : token + 1, pg, &sb);
+        page_free(pg);
+        q->token = token;
+        if (final) q->final_delivered = true;
+        rc = reply_json(q, &sb, reply);
+    }
+    pthread_mutex_unlock(&q->lock);
+    query_unref(reg, q);
+    return rc;
+}
+
+int trino_query_cancel(trino_registry *reg, const char *id, const char *slug, trino_reply *reply) {
+    trino_query *q = query_find(reg, id, slug);
+    if (!q) return trino_reply_set(reply, 404, "text/plain; charset=utf-8", "Query not found");
+    pthread_mutex_lock(&q->lock);
+    q->last_access_ms = now_ms();
+    if (!q->final_delivered) {
+        q->canceled = true;
+        __atomic_store_n(&q->cancel_flag, 1, __ATOMIC_RELAXED);
+        drop_pages(q);
+    }
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_lock(&reg->lock);
+    pthread_cond_broadcast(&reg->slot_cond);
+    pthread_mutex_unlock(&reg->lock);
+    query_unref(reg, q);
+    reply->status = 204;
+    return SQE_OK;
+}

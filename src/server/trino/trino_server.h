@@ -1,0 +1,65 @@
+/*
+ * trino_server.h: the Trino client REST protocol server (POST /v1/statement, nextUri paging,
+ * DELETE to cancel, GET /v1/info) on libmicrohttpd, serving one sqe_db.
+ *
+ * The server owns an HTTP daemon (an internal polling thread plus a thread pool) and a query
+ * registry: every statement runs on its own worker thread with its own session (sqe_conn)
+ * restored from the request headers, and its rows are handed out as JSON pages. See
+ * docs/trino-protocol.md for what the protocol covers.
+ */
+#ifndef SQE_SERVER_TRINO_TRINO_SERVER_H
+#define SQE_SERVER_TRINO_TRINO_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sqe/sqe.h"
+
+/* Settings; trino_server_options_init fills the defaults (loopback, port 8080). The TOML
+ * configuration ([coordinator] section) fills this struct later. */
+typedef struct trino_server_options {
+    const char *bind_address;     /* IPv4 or IPv6 literal to listen on; default "127.0.0.1" */
+    uint16_t port;                /* default 8080; 0 = any free port (see trino_server_port) */
+    uint32_t http_threads;        /* HTTP thread pool size; 0 = max(8, 2 * cores) */
+    size_t max_sql_bytes;         /* larger POST bodies get 413; default 1 MiB */
+    uint32_t page_rows;           /* rows per result page at most; default 8192 */
+    size_t page_bytes;            /* JSON bytes per page, roughly (a page closes after the row
+                                     that crosses it); default 1 MiB */
+    uint32_t max_wait_ms;         /* how long a GET waits for the next page; default 1000 */
+    uint32_t max_queries;         /* queries held at once (running or with unread results);
+                                     more get 503; default 1000 */
+    uint32_t max_running;         /* statements executing at once; the rest wait QUEUED;
+                                     default 64 */
+    uint32_t idle_timeout_ms;     /* a query nobody fetched for this long is canceled and
+                                     dropped; default 300000 */
+    const char *environment;      /* reported by /v1/info; default "sqe" */
+} trino_server_options;
+
+typedef struct trino_server trino_server;
+
+/* Fills *opts with the defaults above. */
+void trino_server_options_init(trino_server_options *opts);
+
+/* Starts listening on opts->bind_address:opts->port and serving queries on db, which must stay
+ * open until trino_server_destroy returns. opts is copied (its strings too). On success the
+ * caller owns *out (trino_server_destroy); on error (bad address, port in use) *out is NULL and
+ * nothing is left running. */
+int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_server **out,
+                        sqe_error *err);
+
+/* The port the server listens on (the chosen one when opts->port was 0). */
+uint16_t trino_server_port(const trino_server *srv);
+
+/* Starts a graceful shutdown: new statements are refused (503, SERVER_SHUTTING_DOWN) while
+ * queries already submitted keep running and keep serving their pages. Waits until every query
+ * has finished and been fetched (or canceled), or until deadline_ms passed, then cancels what is
+ * left. Returns the number of queries still executing at the end (0 when all drained). Safe to
+ * call from any thread except an HTTP handler. */
+uint32_t trino_server_drain(trino_server *srv, uint32_t deadline_ms);
+
+/* Stops the HTTP daemon, cancels every query, waits for the worker threads and frees the
+ * server. Worker threads still inside a long engine call are waited for (the engine has no
+ * cancel hook yet; see docs/trino-protocol.md). NULL is ignored. */
+void trino_server_destroy(trino_server *srv);
+
+#endif
