@@ -91,6 +91,13 @@ static int typed_literal(binder *b, const sql_expr *e, bexpr **out) {
         if (*out) (*out)->u.constant = cv;
         break;
     }
+    case TYPE_JSON: {
+        /* JSON '...' parses its text (as json_parse), unlike CAST('...' AS JSON), which makes a
+         * JSON string of it. */
+        bexpr *str = bexpr_const_str(pc, type_varchar(0), v, len);
+        BIND_CHECK(b, str);
+        return bind_call_scalar(b, "json_parse", &str, 1, e->line, e->col, out);
+    }
     default: {
         /* Everything else is CAST('text' AS type), folded by the optimizer. */
         bexpr *str = bexpr_const_str(pc, type_varchar(0), v, len);
