@@ -62,7 +62,8 @@ fuzz-avro fuzz-arrow fuzz-toml: setup
 	@$(NINJA) -C build-fuzz $(FUZZ_BIN_$@)
 	@mkdir -p .cache/$@-corpus
 	@./build-fuzz/$(FUZZ_BIN_$@) -max_total_time=$${FUZZ_SECONDS:-600} \
-	    -max_len=65536 -timeout=10 -rss_limit_mb=2048 .cache/$@-corpus
+	    -max_len=65536 -timeout=10 -rss_limit_mb=2048 .cache/$@-corpus \
+	    tests/fuzz/$(subst fuzz-,,$@)_seeds
 
 # Benchmark (issue 4): TPC-H on Parquet, SQE side by side with DuckDB and DataFusion, answers
 # checked; writes bench/results/<date>-tpch-sf<SF>.{json,md,png}. See bench/README.md.

@@ -704,9 +704,9 @@ static int decode_values(bdec *d, const arrow_src_field *src, vec *dst, uint32_t
                 if (months != 0)
                     return err_set(d->err, SQE_ERR_NOT_SUPPORTED,
                                    "arrow: month_day_nano interval with months cannot be an interval day to second");
-                /* |days| * 86400e6 fits in int64 for any int32 days; add the rest */
-                us = (int64_t)days * 86400000000LL;
-                if (__builtin_add_overflow(us, (int64_t)ms * 1000 + floor_div(nanos, 1000), &us))
+                /* days beyond about 106 million overflow int64 microseconds */
+                if (__builtin_mul_overflow((int64_t)days, (int64_t)86400000000LL, &us) ||
+                    __builtin_add_overflow(us, (int64_t)ms * 1000 + floor_div(nanos, 1000), &us))
                     return out_of_range(d, "interval");
             }
             VEC_DATA(dst, int64_t)[i] = us;
