@@ -45,7 +45,7 @@ class Sqe:
     """One `sqe sql` process, statements on stdin, `.timer on` for in-process timing."""
 
     def __init__(self, binary, threads):
-        self.p = subprocess.Popen([binary, "sql", "--format", "csv", "--threads", str(threads)],
+        self.p = subprocess.Popen([binary, "sql", "--memory", "--format", "csv", "--threads", str(threads)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, bufsize=1)
         self.p.stdin.write(".timer on\n")

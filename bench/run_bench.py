@@ -311,7 +311,7 @@ class SqeShell(Engine):
             raise EngineUnavailable(f"{binary} not found (build it with `make release`)")
         self.stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [str(binary), "sql", "--format", "json", "--threads", str(self.cfg.threads)],
+            [str(binary), "sql", "--memory", "--format", "json", "--threads", str(self.cfg.threads)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
         self.reader = LineReader(self.proc.stdout.fileno())
         self.send(".timer on\n")

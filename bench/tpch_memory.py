@@ -44,7 +44,7 @@ class Sqe:
     """An `sqe sql` process fed one statement at a time on stdin (JSON output, timer on)."""
 
     def __init__(self, binary, threads):
-        self.p = subprocess.Popen([binary, "sql", "--format", "json", "--threads", str(threads)],
+        self.p = subprocess.Popen([binary, "sql", "--memory", "--format", "json", "--threads", str(threads)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, bufsize=1)
 

@@ -12,7 +12,9 @@
 #   avro, arrow  tests/avro, tests/arrow: the Avro and Arrow IPC codecs against fastavro, pyarrow
 #   ice-meta, ice-mf, ice-cat, ice-xform  tests/iceberg: table metadata, manifests, the SQLite
 #            catalog and partition transforms against pyiceberg
+#   ice-write, ice-del  tests/iceberg: the data-file writer, delete files and the delete index
 #   trino    tests/integration: `sqe serve` driven by the real trino Python client and raw HTTP
+#   clients  tests/integration: dbt-trino (seed, run, test) and the Trino CLI jar
 #   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
@@ -163,8 +165,14 @@ pytest_stage ice-cat "SQLite Iceberg catalog against pyiceberg's SqlCatalog" \
   bash tests/iceberg/run_sqlite_catalog_tests.sh
 pytest_stage ice-xform "Iceberg partition transforms against pyiceberg" \
   bash tests/iceberg/run_transform_tests.sh
+pytest_stage ice-write "Iceberg data-file writer against pyarrow and pyiceberg" \
+  bash tests/iceberg/run_data_writer_tests.sh
+pytest_stage ice-del "Iceberg deletes (Roaring, Puffin, delete index) against pyroaring, pyiceberg" \
+  bash tests/iceberg/run_deletes_tests.sh
 pytest_stage trino "Trino HTTP protocol with the trino Python client (sqe serve, ASan build)" \
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/integration/run_trino_tests.sh
+pytest_stage clients "dbt-trino and the Trino CLI jar against sqe serve (ASan build)" \
+  env SQE_BIN="$PWD/build-asan/sqe" bash tests/integration/run_client_tests.sh
 pytest_stage python "CLI and benchmark smoke tests" \
   "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench
 

@@ -10,9 +10,13 @@ mkdir -p "$CACHE"
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   libedit-dev libpcre2-dev libcmocka-dev libjansson-dev libssl-dev zlib1g-dev libsnappy-dev libzstd-dev
-  liblz4-dev libbrotli-dev libxxhash-dev libsqlite3-dev libmicrohttpd-dev tzdata python3-venv)
+  liblz4-dev libbrotli-dev libxxhash-dev libsqlite3-dev libmicrohttpd-dev tzdata python3-venv
+  libgrpc-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
+  curl maven openjdk-17-jdk-headless)
 PIP_PACKAGES=(pytest==9.2.0 duckdb==2.0.1 tpchgen-cli==4.0.0 pyarrow==26.0.1 datafusion==55.0.0 matplotlib==3.11.2
-  fastavro==1.13.1 "pyiceberg[sql-sqlite]==0.12.0" trino==0.340.0)
+  fastavro==1.13.1 "pyiceberg[sql-sqlite]==0.12.0" trino==0.340.0 pyroaring==1.2.0 lz4==4.4.5
+  mmh3==5.3.1 dbt-core==1.10.23 dbt-trino==1.10.6 adbc-driver-flightsql==1.13.0
+  adbc-driver-manager==1.13.0)
 
 stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
 stamp_file="$CACHE/setup.stamp"

@@ -41,9 +41,16 @@ typedef struct sqe_stmt sqe_stmt;
 typedef struct sqe_db_options {
     int threads;              /* worker threads; 0 = number of cores */
     uint64_t memory_limit;    /* per-query memory limit in bytes; 0 = default (80% of RAM) */
+    const char *warehouse;    /* Iceberg warehouse root (a local directory, created when
+                                 missing); NULL = no Iceberg catalog */
+    const char *catalog_db;   /* its SQLite catalog file; NULL = <warehouse>/catalog.db */
+    const char *catalog_name; /* SQL name of the Iceberg catalog, also the catalog_name its rows
+                                 carry (pyiceberg's SqlCatalog name); NULL = "iceberg" */
 } sqe_db_options;
 
-/* Opens an embedded database with an in-memory catalog "memory" (schema "default").
+/* Opens an embedded database with an in-memory catalog "memory" (schema "default") and, when
+ * opts->warehouse is set, the Iceberg catalog over that warehouse (namespace "default" created
+ * when missing), which is then the sessions' default catalog.
  * opts may be NULL for defaults. On success the caller owns *out (sqe_db_close). */
 int sqe_db_open(const sqe_db_options *opts, sqe_db **out, sqe_error *err);
 /* Closes the database; all connections must be closed first. NULL is ignored. */

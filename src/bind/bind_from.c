@@ -24,6 +24,8 @@
 
 int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **out,
                         const char ***names);
+/* Metadata tables (bind_system.c): *handled is false when r is not one. */
+int bind_system_table(binder *b, const sql_relation *r, plan **out, bind_scope *s, bool *handled);
 
 static int set_alias_columns(binder *b, const sql_relation *r, plan *p, const char **names,
                              bind_rel *rel) {
@@ -221,15 +223,36 @@ int bind_view_definition(plan_ctx *pctx, const bind_env *env, const char *cat_na
     return SQE_OK;
 }
 
+/* An Iceberg table (consumes the reference t). */
+static int bind_iceberg_ref(binder *b, cat_table *t, const sql_relation *r, plan **out,
+                            bind_scope *s) {
+    int rc = plan_ctx_add_table(b->pctx, t, b->err);
+    cat_table_unref(t);
+    SQE_TRY(rc);
+    const char **names;
+    plan *p;
+    SQE_TRY(bind_iceberg_table(b, t, r, &p, &names));
+    bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : t->name, names);
+    BIND_CHECK(b, rel);
+    if (!r->alias) {
+        rel->schema = t->schema;
+        rel->catalog = t->catalog;
+    }
+    SQE_TRY(set_alias_columns(b, r, p, names, rel));
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = p;
+    return SQE_OK;
+}
+
 static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *s) {
     const sql_qname *qn = &r->u.table.name;
     if (qn->n_parts == 1) {
         bind_cte *cte = find_cte(b, qn->parts[0].name);
         if (cte) return bind_cte_ref(b, cte, r, out, s);
     }
-    if (r->u.table.version != SQL_VERSION_NONE)
-        return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,
-                          "This connector does not support versioned tables");
+    bool system_table;
+    int system_rc = bind_system_table(b, r, out, s, &system_table);
+    if (system_table) return system_rc;
     catalog *cat;
     const char *schema, *name;
     SQE_TRY(bind_resolve_table_name(b->env, qn, &cat, &schema, &name, b->err));
@@ -251,6 +274,12 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
             b->err->column = r->col;
         }
         return rc;
+    }
+    if (t->ice) return bind_iceberg_ref(b, t, r, out, s);
+    if (r->u.table.version != SQL_VERSION_NONE) {
+        cat_table_unref(t);
+        return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,
+                          "This connector does not support versioned tables");
     }
     rc = plan_ctx_add_table(b->pctx, t, b->err);
     cat_table_unref(t);

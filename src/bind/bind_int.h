@@ -119,6 +119,12 @@ int bind_tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, c
 int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
                         plan **out, const char ***names);
 
+/* An Iceberg table in FROM (bind_iceberg.c): the scan of t (t->ice set) at the snapshot r's
+ * FOR VERSION / TIMESTAMP AS OF clause names (current when none), as a PLAN_TABLE_FUNC. The
+ * source holds its own reference to t. */
+int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **out,
+                       const char ***names);
+
 /* Expressions (bind_expr.c). */
 int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out);
 int bind_bool_expr(binder *b, bind_scope *s, const sql_expr *e, const char *clause, bexpr **out);

@@ -26,6 +26,7 @@
 #include "format/parquet/pq_prune.h"
 #include "format/parquet/pq_reader.h"
 #include "io/io.h"
+#include "plan/scan_preds.h"
 
 /* ---- read_parquet ----------------------------------------------------------------------------- */
 
@@ -77,86 +78,33 @@ static void pq_state_destroy(void *state) {
     free(st);
 }
 
-/* Source column of a column reference in the filter, or UINT32_MAX. */
-static uint32_t filter_column(const bexpr *e, const plan_col_id *col_ids, const uint32_t *columns,
-                              uint32_t n) {
-    if (e->kind != BEXPR_COLUMN) return UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++)
-        if (col_ids[i] == e->u.col) return columns[i];
-    return UINT32_MAX;
-}
+_Static_assert((int)PLAN_PRED_EQ == (int)PQ_PRED_EQ && (int)PLAN_PRED_IN == (int)PQ_PRED_IN &&
+                   (int)PLAN_PRED_IS_NOT_NULL == (int)PQ_PRED_IS_NOT_NULL,
+               "plan_pred_op and pq_pred_op must list the same operators in the same order");
 
-static bool is_plain_const(const bexpr *e) {
-    return e->kind == BEXPR_CONST && !vec_is_null(e->u.constant, 0);
-}
-
-static int add_pred(pq_source_state *st, uint32_t column, pq_pred_op op, const bexpr *const *consts,
-                    uint32_t n_consts, sqe_error *err) {
+static int add_pred(void *ud, const plan_scan_pred *sp, sqe_error *err) {
+    pq_source_state *st = ud;
     pq_source_pred *grown = realloc(st->preds, (st->n_preds + 1) * sizeof *grown);
     if (!grown) return err_nomem(err, "Parquet filter");
     st->preds = grown;
     pq_source_pred *p = &st->preds[st->n_preds];
     memset(p, 0, sizeof *p);
-    p->column = column;
-    p->op = op;
-    sqe_type t = n_consts ? consts[0]->type : type_make(TYPE_BOOLEAN);
-    SQE_TRY(vec_init(&p->values, t, n_consts ? n_consts : 1, st->tracker, err));
+    p->column = sp->column;
+    p->op = (pq_pred_op)sp->op; /* the two enums list the same operators in the same order */
+    sqe_type t = sp->n_consts ? sp->consts[0]->type : type_make(TYPE_BOOLEAN);
+    SQE_TRY(vec_init(&p->values, t, sp->n_consts ? sp->n_consts : 1, st->tracker, err));
     st->n_preds++;
-    for (uint32_t i = 0; i < n_consts; i++) {
-        if (!type_equal(consts[i]->type, t)) return SQE_OK; /* mixed types: keep it unusable */
-        SQE_TRY(vec_copy_row(&p->values, i, consts[i]->u.constant, 0, err));
+    for (uint32_t i = 0; i < sp->n_consts; i++) {
+        if (!type_equal(sp->consts[i]->type, t)) return SQE_OK; /* mixed types: keep it unusable */
+        SQE_TRY(vec_copy_row(&p->values, i, sp->consts[i]->u.constant, 0, err));
     }
-    p->n_values = n_consts;
-    return SQE_OK;
-}
-
-/* Collects the conjuncts the statistics can judge: column <cmp> constant (either side), column
- * IN (constants), column IS [NOT] NULL. Everything else is left to the executor. */
-static int collect_preds(pq_source_state *st, const bexpr *e, const plan_col_id *col_ids,
-                         const uint32_t *columns, uint32_t n, sqe_error *err) {
-    if (e->kind == BEXPR_AND) {
-        for (uint32_t i = 0; i < e->n_args; i++)
-            SQE_TRY(collect_preds(st, e->args[i], col_ids, columns, n, err));
-        return SQE_OK;
-    }
-    if ((e->kind == BEXPR_IS_NULL || e->kind == BEXPR_IS_NOT_NULL) && e->n_args == 1) {
-        uint32_t c = filter_column(e->args[0], col_ids, columns, n);
-        if (c != UINT32_MAX)
-            return add_pred(st, c, e->kind == BEXPR_IS_NULL ? PQ_PRED_IS_NULL : PQ_PRED_IS_NOT_NULL,
-                            NULL, 0, err);
-        return SQE_OK;
-    }
-    if (e->kind == BEXPR_IN_LIST && e->n_args >= 2) {
-        uint32_t c = filter_column(e->args[0], col_ids, columns, n);
-        if (c == UINT32_MAX) return SQE_OK;
-        for (uint32_t i = 1; i < e->n_args; i++)
-            if (!is_plain_const(e->args[i])) return SQE_OK;
-        return add_pred(st, c, PQ_PRED_IN, (const bexpr *const *)e->args + 1, e->n_args - 1, err);
-    }
-    if (e->kind != BEXPR_CALL || e->n_args != 2 || !e->u.call.name) return SQE_OK;
-    static const struct {
-        const char *name;
-        pq_pred_op op, flipped;
-    } ops[] = {{"$eq", PQ_PRED_EQ, PQ_PRED_EQ}, {"$lt", PQ_PRED_LT, PQ_PRED_GT},
-               {"$le", PQ_PRED_LE, PQ_PRED_GE}, {"$gt", PQ_PRED_GT, PQ_PRED_LT},
-               {"$ge", PQ_PRED_GE, PQ_PRED_LE}};
-    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        if (strcmp(e->u.call.name, ops[k].name) != 0) continue;
-        uint32_t c = filter_column(e->args[0], col_ids, columns, n);
-        if (c != UINT32_MAX && is_plain_const(e->args[1]))
-            return add_pred(st, c, ops[k].op, (const bexpr *const *)&e->args[1], 1, err);
-        c = filter_column(e->args[1], col_ids, columns, n);
-        if (c != UINT32_MAX && is_plain_const(e->args[0]))
-            return add_pred(st, c, ops[k].flipped, (const bexpr *const *)&e->args[0], 1, err);
-        return SQE_OK;
-    }
+    p->n_values = sp->n_consts;
     return SQE_OK;
 }
 
 static int pq_set_filter(void *state, const bexpr *filter, const plan_col_id *col_ids,
                          const uint32_t *columns, uint32_t n, sqe_error *err) {
-    pq_source_state *st = state;
-    return collect_preds(st, filter, col_ids, columns, n, err);
+    return plan_scan_preds_collect(filter, col_ids, columns, n, add_pred, state, err);
 }
 
 /* The collected predicates as pq_predicate over file f's leaves (the usable ones). Returns the

@@ -14,6 +14,8 @@
  */
 #include "catalog/catalog.h"
 
+#include "catalog/catalog_iceberg.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,7 @@ static void table_data_free(mem_table_data *d) {
 }
 
 static void table_free(cat_table *t) {
+    if (t->ice) catalog_iceberg_table_free(t);
     free(t->stats);
     table_data_free(&t->data);
     table_data_free(&t->retired);
@@ -144,6 +147,7 @@ int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_er
 
 void catalog_destroy(catalog *c) {
     if (!c) return;
+    ice_sqlite_close(c->iceberg);
     for (uint32_t i = 0; i < c->n_schemas; i++) schema_free(c->schemas[i]);
     free(c->schemas);
     free(c->name);
@@ -152,6 +156,7 @@ void catalog_destroy(catalog *c) {
 }
 
 int catalog_create_schema(catalog *c, const char *schema, bool if_not_exists, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_create_schema(c, schema, if_not_exists, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     if (find_schema(c, schema)) {
@@ -166,6 +171,7 @@ int catalog_create_schema(catalog *c, const char *schema, bool if_not_exists, sq
 }
 
 bool catalog_has_schema(catalog *c, const char *schema) {
+    if (c->iceberg) return catalog_iceberg_has_schema(c, schema);
     pthread_mutex_lock(&c->lock);
     bool found = find_schema(c, schema) != NULL;
     pthread_mutex_unlock(&c->lock);
@@ -174,6 +180,7 @@ bool catalog_has_schema(catalog *c, const char *schema) {
 
 int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
                         sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_drop_schema(c, schema, if_exists, cascade, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     uint32_t idx = 0;
@@ -197,6 +204,8 @@ int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cas
 int catalog_create_table(catalog *c, const char *schema, const char *name,
                          const cat_column *columns, uint32_t n_columns, bool if_not_exists,
                          cat_table **out, sqe_error *err) {
+    if (c->iceberg)
+        return err_set(err, SQE_ERR_NOT_SUPPORTED, "Iceberg tables are created through catalog_iceberg_create_table");
     if (out) *out = NULL;
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
@@ -262,6 +271,7 @@ out_unlock:
 
 int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
                        sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_drop_table(c, schema, name, if_exists, false, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -287,6 +297,7 @@ int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if
 
 int catalog_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
                       sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_get_table(c, schema, name, out, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -309,6 +320,7 @@ static int cmp_names(const void *a, const void *b) {
 }
 
 int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_list_schemas(c, a, names, n, err);
     pthread_mutex_lock(&c->lock);
     char **out = ARENA_ARRAY(a, char *, c->n_schemas + 1);
     uint32_t count = 0;
@@ -324,6 +336,7 @@ int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_e
 
 int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names, uint32_t *n,
                         sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_list_tables(c, schema, a, names, n, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -379,6 +392,8 @@ static cat_view *view_copy(const char *catalog_name, const cat_view *def) {
 }
 
 int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
+    if (c->iceberg)
+        return err_set(err, SQE_ERR_NOT_SUPPORTED, "Views are not supported in Iceberg catalog '%s' yet", c->name);
     if (!def->schema || !def->name || !def->sql)
         return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "incomplete view definition");
     cat_view *v = view_copy(c->name, def);
@@ -412,6 +427,10 @@ int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_er
 
 int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
                       sqe_error *err) {
+    if (c->iceberg) {
+        if (if_exists) return SQE_OK;
+        return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema, name);
+    }
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -440,6 +459,10 @@ int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_
 
 int catalog_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
                      sqe_error *err) {
+    if (c->iceberg) {
+        (void)out;
+        return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema, name);
+    }
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);

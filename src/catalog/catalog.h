@@ -52,6 +52,8 @@ typedef struct cat_table {
     mem_table_data retired; /* chunks removed by TRUNCATE, freed with the table */
     col_stats *stats;      /* per column, for the optimizer (guarded by lock) */
     pthread_mutex_t lock;  /* serializes writers */
+    struct ice_table_ref *ice; /* Iceberg tables: the version loaded (catalog_iceberg.h); NULL
+                                  for memory tables, whose rows are in data */
 } cat_table;
 
 /* A view: the text of its query, the session context the text is bound in, and the names and
@@ -86,6 +88,8 @@ typedef struct catalog {
     uint32_t cap_schemas;
     pthread_mutex_t lock;
     mem_tracker *tracker;
+    struct ice_sqlite *iceberg; /* Iceberg catalogs: the backend (catalog_iceberg.h); the
+                                   schema/table lists above are then unused */
 } catalog;
 
 /* Creates the memory catalog `name` with an empty schema "default". Caller owns *out

@@ -33,14 +33,20 @@ typedef struct sql_options {
     int threads;
     int echo;
     int bail;
+    const char *warehouse; /* --warehouse DIR */
+    int memory_only;       /* --memory */
 } sql_options;
 
 static const char sql_usage[] =
     "usage: sqe sql [options]\n"
     "\n"
-    "Runs SQL on an embedded in-memory database.\n"
+    "Runs SQL on the embedded database: the Iceberg warehouse (catalog \"iceberg\", session\n"
+    "default) and an in-memory catalog (\"memory\").\n"
     "\n"
     "options:\n"
+    "      --warehouse DIR  Iceberg warehouse directory; its catalog is DIR/catalog.db\n"
+    "                       (default: $SQE_WAREHOUSE, else ~/.sqe/warehouse)\n"
+    "      --memory         no warehouse: only the in-memory catalog (session default)\n"
     "  -e, --execute SQL    run SQL, one or more statements (repeatable)\n"
     "  -f, --file FILE      run the statements in FILE, '-' for stdin (repeatable)\n"
     "      --format FORMAT  output format: table (default), csv, tsv, json\n"
@@ -87,6 +93,11 @@ static int parse_options(int argc, char **argv, sql_options *opt) {
             opt->echo = 1;
         } else if (strcmp(arg, "--bail") == 0) {
             opt->bail = 1;
+        } else if (strcmp(arg, "--memory") == 0) {
+            opt->memory_only = 1;
+        } else if ((m = option_value(argc, argv, &i, NULL, "--warehouse", &value)) != 0) {
+            if (m < 0) goto out_missing;
+            opt->warehouse = value;
         } else if ((m = option_value(argc, argv, &i, "-e", "--execute", &value)) != 0) {
             if (m < 0) goto out_missing;
             opt->inputs[opt->n_inputs++] = (input){INPUT_SQL, value};
@@ -155,9 +166,22 @@ int cli_sql_main(int argc, char **argv) {
     sqe_db_options db_opts;
     memset(&db_opts, 0, sizeof db_opts);
     db_opts.threads = opt.threads;
+    char *default_warehouse = NULL;
+    if (!opt.memory_only) {
+        db_opts.warehouse = opt.warehouse ? opt.warehouse : getenv("SQE_WAREHOUSE");
+        if (!db_opts.warehouse || !*db_opts.warehouse) {
+            const char *home = getenv("HOME");
+            size_t n = home ? strlen(home) + sizeof "/.sqe/warehouse" : 0;
+            if (home && *home && (default_warehouse = malloc(n)) != NULL)
+                snprintf(default_warehouse, n, "%s/.sqe/warehouse", home);
+            db_opts.warehouse = default_warehouse;
+        }
+    }
     sqe_error err;
     memset(&err, 0, sizeof err);
-    if (sqe_db_open(&db_opts, &s.db, &err) != SQE_OK) {
+    int open_rc = sqe_db_open(&db_opts, &s.db, &err);
+    free(default_warehouse);
+    if (open_rc != SQE_OK) {
         fprintf(stderr, "Error: cannot open the database: %s\n", err.message);
         free(opt.inputs);
         return 1;

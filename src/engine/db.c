@@ -3,18 +3,38 @@
  *
  * INTERFACE: sqe_db_open, sqe_db_close, sqe_connect, sqe_disconnect, sqe_version,
  *   engine_bind_env.
- * NOTES: the embedded database has one in-memory catalog "memory" with a schema "default"; the
- * session starts there. The thread pool is sized to the cores (or opts->threads).
+ * NOTES: the embedded database has an in-memory catalog "memory" with a schema "default" and,
+ * with opts->warehouse, an Iceberg catalog ("iceberg" unless named) over that warehouse, listed
+ * first; sessions start in the first catalog's schema "default". The thread pool is sized to the
+ * cores (or opts->threads).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "func/func.h"
 #include "types/tz.h"
 
 const char *sqe_version(void) { return SQE_VERSION; }
+
+/* Opens the Iceberg catalog of opts->warehouse as db->catalogs[db->n_catalogs]. */
+static int open_warehouse(sqe_db *db, const sqe_db_options *opts, sqe_error *err) {
+    const char *name = opts->catalog_name && *opts->catalog_name ? opts->catalog_name : "iceberg";
+    char *db_path = NULL;
+    if (!opts->catalog_db || !*opts->catalog_db) {
+        size_t n = strlen(opts->warehouse) + sizeof "/catalog.db";
+        if (!(db_path = malloc(n))) return err_nomem(err, "database");
+        snprintf(db_path, n, "%s/catalog.db", opts->warehouse);
+    }
+    int rc = catalog_open_iceberg(name, db_path ? db_path : opts->catalog_db, opts->warehouse,
+                                  &db->tracker, &db->catalogs[db->n_catalogs], err);
+    free(db_path);
+    if (!rc) db->n_catalogs++;
+    return rc;
+}
 
 int sqe_db_open(const sqe_db_options *opts, sqe_db **out, sqe_error *err) {
     *out = NULL;
@@ -33,17 +53,24 @@ int sqe_db_open(const sqe_db_options *opts, sqe_db **out, sqe_error *err) {
         sqe_db_close(db);
         return rc;
     }
-    db->catalogs = calloc(1, sizeof(catalog *));
+    db->catalogs = calloc(2, sizeof(catalog *));
     if (!db->catalogs) {
         sqe_db_close(db);
         return err_nomem(err, "database");
     }
-    rc = catalog_create("memory", &db->tracker, &db->catalogs[0], err);
+    if (opts && opts->warehouse) {
+        rc = open_warehouse(db, opts, err);
+        if (rc) {
+            sqe_db_close(db);
+            return rc;
+        }
+    }
+    rc = catalog_create("memory", &db->tracker, &db->catalogs[db->n_catalogs], err);
     if (rc) {
         sqe_db_close(db);
         return rc;
     }
-    db->n_catalogs = 1;
+    db->n_catalogs++;
     *out = db;
     return SQE_OK;
 }
@@ -61,7 +88,7 @@ int sqe_connect(sqe_db *db, sqe_conn **out, sqe_error *err) {
     sqe_conn *c = calloc(1, sizeof *c);
     if (!c) return err_nomem(err, "session");
     c->db = db;
-    c->catalog = strdup("memory");
+    c->catalog = strdup(db->catalogs[0]->name);
     c->schema = strdup("default");
     const char *user = getenv("USER");
     c->user = strdup(user && *user ? user : "sqe");

@@ -145,6 +145,23 @@ static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it, co
     sqe_result *r;
     SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
     bound_query bq;
+    if (it->table->ice) { /* Iceberg: rows stream into data files, committed at the end */
+        ice_insert *ins;
+        int rc = engine_ice_insert_begin(conn, it->table, &ins, err);
+        if (!rc)
+            rc = engine_plan_query_hook_sink(conn, q, params, n_params, insert_projection, it,
+                                             ice_insert_sink, ins, r, &bq, err);
+        while (!rc) {
+            const vec_chunk *c;
+            rc = exec_query_next(r->query, &c, err); /* runs the query; the sink gets the rows */
+            if (rc || !c) break;
+            if (c->count) rc = ice_insert_sink(ins, c, err);
+        }
+        sqe_result_destroy(r);
+        if (!rc && !ins) return SQE_OK;
+        int frc = engine_ice_insert_finish(ins, rc == SQE_OK, rows, rc ? NULL : err);
+        return rc ? rc : frc;
+    }
     int rc = engine_plan_query_hook(conn, q, params, n_params, false, insert_projection, it, r, &bq, err);
     cat_append ap;
     cat_append_init(&ap, it->table);
@@ -231,6 +248,18 @@ static int create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
                 rc = err_set_at(err, SQE_ERR_DUPLICATE_COLUMN_NAME, d->line, d->col,
                                 "Column name '%s' specified more than once", d->name.text);
     }
+    if (!rc && cat->iceberg) {
+        bool created;
+        rc = engine_ice_create_table(conn, cat, schema, name, cols, n, &st->u.create_table.props,
+                                     NULL, 0, st->u.create_table.if_not_exists, &created, err);
+        if (rc && err && !err->line) {
+            err->line = st->u.create_table.name.parts[0].line;
+            err->column = st->u.create_table.name.parts[0].col;
+        }
+        free(cols);
+        SQE_TRY(rc);
+        return ok_result(out, err);
+    }
     if (!rc && st->u.create_table.props.n)
         rc = err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY, st->u.create_table.props.items[0].name.line,
                         st->u.create_table.props.items[0].name.col,
@@ -262,7 +291,7 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     catalog *cat;
     const char *schema, *name;
     SQE_TRY(resolve_table(conn, &st->u.create_table_as.name, &cat, &schema, &name, err));
-    if (st->u.create_table_as.props.n)
+    if (st->u.create_table_as.props.n && !cat->iceberg)
         return err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY, st->u.create_table_as.props.items[0].name.line,
                           st->u.create_table_as.props.items[0].name.col,
                           "Catalog 'memory' table property '%s' does not exist",
@@ -312,7 +341,18 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
         }
     }
     cat_table *t = NULL;
-    if (!rc && !exists) rc = catalog_create_table(cat, schema, name, cols, n, false, &t, err);
+    if (!rc && !exists && cat->iceberg) {
+        bool created = false;
+        rc = engine_ice_create_table(conn, cat, schema, name, cols, n, &st->u.create_table_as.props,
+                                     params, n_params, false, &created, err);
+        if (!rc) rc = catalog_get_table(cat, schema, name, &t, err);
+        if (rc && err && !err->line) {
+            err->line = st->u.create_table_as.name.parts[0].line;
+            err->column = st->u.create_table_as.name.parts[0].col;
+        }
+    } else if (!rc && !exists) {
+        rc = catalog_create_table(cat, schema, name, cols, n, false, &t, err);
+    }
     free(cols);
     plan_ctx_destroy(&pc);
     arena_destroy(&a);

@@ -113,5 +113,41 @@ int engine_plan_query_sink(sqe_conn *conn, const sql_query *q, const vec *const 
                            uint32_t n_params,
                            int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err),
                            void *sink_ud, sqe_result *r, bound_query *bq, sqe_error *err);
+/* Both: the hook rewrites the bound plan, the sink gets the rows (called by one thread at a
+ * time). */
+int engine_plan_query_hook_sink(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                                uint32_t n_params, engine_plan_hook hook, void *hook_ud,
+                                int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err),
+                                void *sink_ud, sqe_result *r, bound_query *bq, sqe_error *err);
+
+/* ---- Iceberg tables (ice_ddl.c, ice_write.c) --------------------------------------------- */
+
+/* CREATE TABLE in an Iceberg catalog: columns (names, SQE types, not_null, comments) and the
+ * WITH properties (Trino's Iceberg connector: partitioning, format_version, location, format,
+ * sorted_by (refused), extra_properties; any name with a dot is an Iceberg table property as
+ * is). *created tells whether the table was made (false when it existed and if_not_exists). */
+int engine_ice_create_table(sqe_conn *conn, catalog *cat, const char *schema, const char *name,
+                            const cat_column *cols, uint32_t n, const sql_property_list *props,
+                            const vec *const *params, uint32_t n_params, bool if_not_exists,
+                            bool *created, sqe_error *err);
+
+/* Runs the planned query in r (its rows are t's columns, in order, via the result sink set up
+ * by engine_ice_insert_sink) and commits the written files as a new snapshot of t. */
+typedef struct ice_insert ice_insert;
+/* The sink state for an INSERT into Iceberg table t: pass ice_insert_sink and *out to
+ * engine_plan_query_hook_sink, then run the query and call engine_ice_insert_finish. */
+int engine_ice_insert_begin(sqe_conn *conn, cat_table *t, ice_insert **out, sqe_error *err);
+int ice_insert_sink(void *ud, const vec_chunk *chunk, sqe_error *err);
+/* Finishes the files and commits them (retrying on conflicts) when ok; otherwise (or on error)
+ * deletes every file written. Frees ins. *rows gets the rows inserted. */
+int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error *err);
+
+/* Commits change ch to table *t (a reference, replaced by a fresh one when a concurrent commit
+ * forces a retry: the change is re-applied on the new version). Files the attempts wrote that
+ * did not become part of the table are deleted. *snapshot_id (may be NULL) gets the new
+ * snapshot. */
+struct ice_snapshot_change;
+int engine_ice_commit(catalog *cat, cat_table **t, struct ice_snapshot_change *ch, arena *a,
+                      int64_t *snapshot_id, sqe_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/system_tables.h"
 #include "engine/engine.h"
 #include "types/tz.h"
 
@@ -47,37 +48,95 @@ static int one_column(const char *col, sqe_result **out, sqe_error *err) {
     return engine_result_create(1, &col, NULL, out, err);
 }
 
-static int show_catalogs(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
-    SQE_TRY(one_column("Catalog", out, err));
-    for (uint32_t i = 0; i < conn->db->n_catalogs; i++) {
-        const char *n = conn->db->catalogs[i]->name;
-        if (matches(st, n)) SQE_TRY(engine_result_add_text_row(*out, &n, err));
-    }
-    return SQE_OK;
+static int cmp_name(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Catalogs sorted by name, the virtual system catalog included (Trino). */
+static int show_catalogs(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    uint32_t n = conn->db->n_catalogs;
+    const char **names = calloc(n + 1, sizeof *names);
+    if (!names) return err_nomem(err, "SHOW CATALOGS");
+    bool have_system = false;
+    for (uint32_t i = 0; i < n; i++) {
+        names[i] = conn->db->catalogs[i]->name;
+        have_system = have_system || strcmp(names[i], SYS_CATALOG) == 0;
+    }
+    if (!have_system) names[n++] = SYS_CATALOG;
+    qsort(names, n, sizeof *names, cmp_name);
+    int rc = one_column("Catalog", out, err);
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (matches(st, names[i])) rc = engine_result_add_text_row(*out, &names[i], err);
+    free(names);
+    return rc;
+}
+
+/* A catalog's schemas with its metadata schemas (information_schema; the system catalog has
+ * only those), sorted. */
 static int show_schemas(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
     bind_env env;
     engine_bind_env(conn, &env);
     const char *cat_name = st->u.show.target ? st->u.show.target->parts[0].name : conn->catalog;
+    if (!cat_name)
+        return err_set(err, SQE_ERR_CATALOG_NOT_FOUND,
+                       "Catalog must be specified when session catalog is not set");
     catalog *cat = bind_find_catalog(&env, cat_name);
-    if (!cat)
+    if (!cat && strcmp(cat_name, SYS_CATALOG) != 0)
         return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' does not exist", cat_name);
     arena a;
     arena_init(&a, NULL);
-    char **names;
-    uint32_t n;
-    int rc = catalog_list_schemas(cat, &a, &names, &n, err);
-    if (!rc) rc = one_column("Schema", out, err);
-    const char *info = "information_schema";
+    char **own = NULL;
+    uint32_t n_own = 0;
+    int rc = cat ? catalog_list_schemas(cat, &a, &own, &n_own, err) : SQE_OK;
+    const char *const *virt;
+    uint32_t n_virt = sys_schema_names(cat_name, &virt);
+    const char **names = rc ? NULL : ARENA_ARRAY(&a, const char *, n_own + n_virt + 1);
+    if (!rc && !names) rc = err_nomem(err, "SHOW SCHEMAS");
+    uint32_t n = 0;
+    for (uint32_t i = 0; !rc && i < n_virt; i++) names[n++] = virt[i];
+    for (uint32_t i = 0; !rc && i < n_own; i++)
+        if (!sys_is_schema(cat_name, own[i])) names[n++] = own[i];
+    if (!rc) {
+        qsort(names, n, sizeof *names, cmp_name);
+        rc = one_column("Schema", out, err);
+    }
     for (uint32_t i = 0; !rc && i < n; i++)
-        if (matches(st, names[i])) rc = engine_result_add_text_row(*out, (const char **)&names[i], err);
-    (void)info;
+        if (matches(st, names[i])) rc = engine_result_add_text_row(*out, &names[i], err);
     arena_destroy(&a);
     return rc;
 }
 
+/* SHOW TABLES of a metadata schema (information_schema, system.jdbc, system.metadata), or
+ * *handled = false. */
+static int show_system_tables(sqe_conn *conn, const sql_stmt *st, sqe_result **out, bool *handled,
+                              sqe_error *err) {
+    const sql_qname *t = st->u.show.target;
+    const char *cat_name = t && t->n_parts == 2 ? t->parts[0].name : conn->catalog;
+    const char *schema = t ? t->parts[t->n_parts - 1].name : conn->schema;
+    bind_env env;
+    engine_bind_env(conn, &env);
+    *handled = false;
+    if (!cat_name || !schema || (t && t->n_parts > 2)) return SQE_OK;
+    bool known = bind_find_catalog(&env, cat_name) != NULL;
+    if (!(strcmp(cat_name, SYS_CATALOG) == 0 && !known) &&
+        !(known && strcmp(schema, SYS_INFO_SCHEMA) == 0))
+        return SQE_OK;
+    *handled = true;
+    if (!sys_is_schema(cat_name, schema))
+        return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+    SQE_TRY(one_column("Table", out, err));
+    for (uint32_t i = 0; i < sys_table_count(); i++) {
+        const sys_table *def = sys_table_at(i); /* sorted by schema, then name */
+        if (strcmp(def->schema, schema) == 0 && matches(st, def->name))
+            SQE_TRY(engine_result_add_text_row(*out, &def->name, err));
+    }
+    return SQE_OK;
+}
+
 static int show_tables(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    bool system_schema;
+    int system_rc = show_system_tables(conn, st, out, &system_schema, err);
+    if (system_schema) return system_rc;
     bind_env env;
     engine_bind_env(conn, &env);
     catalog *cat;

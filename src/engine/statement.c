@@ -54,6 +54,14 @@ int engine_plan_query_sink(sqe_conn *conn, const sql_query *q, const vec *const 
     return plan_query(conn, q, params, n_params, &po, r, bq, err);
 }
 
+int engine_plan_query_hook_sink(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                                uint32_t n_params, engine_plan_hook hook, void *hook_ud,
+                                int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err),
+                                void *sink_ud, sqe_result *r, bound_query *bq, sqe_error *err) {
+    plan_opts po = {.hook = hook, .hook_ud = hook_ud, .sink = sink, .sink_ud = sink_ud};
+    return plan_query(conn, q, params, n_params, &po, r, bq, err);
+}
+
 static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *params,
                       uint32_t n_params, const plan_opts *po, sqe_result *r, bound_query *bq,
                       sqe_error *err) {

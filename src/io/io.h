@@ -19,7 +19,12 @@
 
 typedef struct io_file io_file;
 
-/* Opens path for reading. On success *out is owned by the caller (io_close). */
+/* The local file system path of a location: "file:///a/b", "file:/a/b" and
+ * "file://localhost/a/b" give "/a/b" (a pointer into uri); anything else is returned as is.
+ * Iceberg writers spell local locations all three ways. */
+const char *io_local_path(const char *uri);
+
+/* Opens path (a local path or a file: URI) for reading. On success *out is owned by the caller (io_close). */
 int io_open(const char *path, io_file **out, sqe_error *err);
 void io_close(io_file *f);
 
@@ -36,5 +41,16 @@ int io_read(io_file *f, uint64_t off, size_t len, void *buf, sqe_error *err);
  * malloc'ed strings, freed with io_paths_free. No match is NOT_FOUND naming the pattern. */
 int io_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *err);
 void io_paths_free(char **paths, uint32_t n_paths);
+
+/* ---- writing (io_write.c) ------------------------------------------------------------------- */
+
+/* Creates the file at location (local path or file: URI; parent directories are made) with
+ * data[0..len), fsynced. Fails with ALREADY_EXISTS when the file exists; on any error no file
+ * is left. */
+int io_write_new(const char *location, const void *data, size_t len, sqe_error *err);
+/* Deletes the file at location. NOT_FOUND when it does not exist. */
+int io_remove(const char *location, sqe_error *err);
+/* Creates directory dir and its parents (existing ones are fine). */
+int io_make_dirs(const char *dir, sqe_error *err);
 
 #endif

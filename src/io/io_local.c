@@ -1,7 +1,7 @@
 /*
  * io_local.c: io_file over local files (pread), and glob expansion.
  *
- * INTERFACE: io_open, io_close, io_size, io_version, io_path, io_read, io_glob, io_paths_free.
+ * INTERFACE: io_local_path, io_open, io_close, io_size, io_version, io_path, io_read, io_glob, io_paths_free.
  * NOTES: glob(3) without GLOB_NOCHECK, sorted, GLOB_MARK to drop directories; "**" has no
  * special meaning. Reads retry on EINTR and short reads.
  */
@@ -29,9 +29,18 @@ static int open_error(const char *path, int e, sqe_error *err) {
     return err_set(err, SQE_ERR_IO_ERROR, "Cannot open %s: %s", path, strerror(e));
 }
 
+const char *io_local_path(const char *uri) {
+    if (strncmp(uri, "file:", 5) != 0) return uri;
+    const char *p = uri + 5;
+    if (strncmp(p, "//localhost/", 12) == 0) return p + 11;
+    if (p[0] == '/' && p[1] == '/' && p[2] == '/') return p + 2;
+    if (p[0] == '/' && p[1] != '/') return p;
+    return uri;
+}
+
 int io_open(const char *path, io_file **out, sqe_error *err) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(io_local_path(path), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return open_error(path, errno, err);
     struct stat st;
     if (fstat(fd, &st) != 0) {

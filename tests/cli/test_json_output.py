@@ -22,7 +22,7 @@ def run_lines(*statements):
     """Runs each statement with its own -e; returns the stdout lines."""
     if not SQE.exists():
         pytest.fail(f"{SQE} not built (run `make` in {ROOT})")
-    args = [str(SQE), "sql", "--format", "json"]
+    args = [str(SQE), "sql", "--memory", "--format", "json"]
     for stmt in statements:
         args += ["-e", stmt]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=60)

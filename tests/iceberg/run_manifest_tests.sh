@@ -21,9 +21,9 @@ CC="${CC:-gcc}"
 flags=(-std=gnu17 -g -O1 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
        -Wno-unused-parameter -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -fno-omit-frame-pointer -I"$root/include" -I"$root/src")
-srcs=("$root"/src/common/*.c "$root"/src/types/*.c "$root"/src/vec/*.c
-      "$root"/src/format/avro/*.c "$root"/src/iceberg/*.c)
-libs=(-ljansson -lz -lsnappy -lm -lpcre2-8 -lpthread)
+srcs=("$root"/src/common/*.c "$root"/src/types/*.c "$root"/src/vec/*.c "$root"/src/io/*.c
+      "$root"/src/format/avro/*.c "$root"/src/format/parquet/*.c "$root"/src/iceberg/*.c)
+libs=(-ljansson -lz -lsnappy -lzstd -llz4 -lbrotlidec -lbrotlienc -lxxhash -lm -lpcre2-8 -lpthread)
 if ! "$CC" "${flags[@]}" "$root/tests/unit/test_iceberg_manifest.c" "${srcs[@]}" \
     "${libs[@]}" -lcmocka -o "$out/unit_iceberg_manifest"; then
   echo "run_manifest_tests.sh: building unit_iceberg_manifest failed" >&2

@@ -111,7 +111,7 @@ def run_sqe(script: str, *, fmt: str = "json", timeout: float = 60, binary: Path
     env = dict(os.environ)
     env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
-    args = [str(exe), "sql", "--format", fmt]
+    args = [str(exe), "sql", "--memory", "--format", fmt]
     if threads is not None:
         args += ["--threads", str(threads)]
     try:

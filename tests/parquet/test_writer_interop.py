@@ -47,7 +47,7 @@ decimal.getcontext().prec = 60
 
 
 def sqe(*statements, check=True):
-    args = [SQE, "sql", "--bail"]
+    args = [SQE, "sql", "--memory", "--bail"]
     for s in statements:
         args += ["-e", s]
     p = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
@@ -548,8 +548,8 @@ def test_lineitem_benchmark(tmp_path):
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         return time.time() - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
-    base = run([SQE, "sql", "--threads", "2", "-e", load])
-    full = run([SQE, "sql", "--threads", "2", "-e", load, "-e",
+    base = run([SQE, "sql", "--memory", "--threads", "2", "-e", load])
+    full = run([SQE, "sql", "--memory", "--threads", "2", "-e", load, "-e",
                 "COPY li TO '%s' WITH (compression = 'zstd')" % ours])
     con = duckdb.connect()
     con.execute("SET threads = 2")

@@ -110,6 +110,7 @@ struct slt_options {
     int rewrite;              /* rewrite the expected rows of failing queries in place */
     int verbose;              /* report every record */
     int threads;              /* engine threads per database (0 = default) */
+    const char *warehouse;    /* Iceberg warehouse of the database, or NULL (set per file) */
 };
 
 typedef struct slt_counts {

@@ -52,6 +52,7 @@ static int embedded_open(const slt_options *opt, void **out, sqe_error *err) {
     sqe_db_options db_opts;
     memset(&db_opts, 0, sizeof db_opts);
     db_opts.threads = opt->threads;
+    db_opts.warehouse = opt->warehouse;
     if (sqe_db_open(&db_opts, &e->db, err) != SQE_OK) {
         free(e);
         return -1;

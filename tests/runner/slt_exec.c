@@ -777,6 +777,9 @@ static void run_records(run_state *st) {
     }
 }
 
+/* Removes a directory tree (a test warehouse); errors are ignored. */
+static void remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
 void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, FILE *report) {
     char msg[1024];
     slt_script script;
@@ -793,18 +796,29 @@ void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, 
     st.counts = counts;
     if (opt->verbose) fprintf(report, "file %s\n", path);
 
+    /* Files under an "iceberg" folder run on a fresh Iceberg warehouse (the session default
+     * catalog "iceberg"), removed afterwards. */
+    slt_options file_opt = *opt;
+    char warehouse[64] = "";
+    if (strstr(path, "iceberg/")) {
+        snprintf(warehouse, sizeof warehouse, "/tmp/slt-warehouse-XXXXXX");
+        if (!mkdtemp(warehouse)) warehouse[0] = '\0';
+        file_opt.warehouse = warehouse[0] ? warehouse : NULL;
+    }
     sqe_error err;
     memset(&err, 0, sizeof err);
-    if (opt->connector->open(opt, &st.conn, &err) != 0) {
+    if (opt->connector->open(&file_opt, &st.conn, &err) != 0) {
         char desc[700];
         describe_error(&err, desc, sizeof desc);
         counts->failed++;
         fprintf(report, "FAIL %s:0\n  cannot open the database: %s\n", path, desc);
         slt_script_free(&script);
+        if (warehouse[0]) remove_tree(warehouse);
         return;
     }
     run_records(&st);
     opt->connector->close(st.conn);
+    if (warehouse[0]) remove_tree(warehouse);
     rewrite_apply(&st);
 
     for (int i = 0; i < st.n_labels; i++) {

@@ -214,7 +214,7 @@ def duckdb_answers(sf, data_dir, queries, threads, fmt="csv"):
 
 def run_sqe(sqe, script_path, threads, timeout):
     """Runs sqe on the script; returns ([(line, arrival time)], start time, exit status, stderr)."""
-    cmd = [str(sqe), "sql", "--format", "json", "-f", str(script_path)]
+    cmd = [str(sqe), "sql", "--memory", "--format", "json", "-f", str(script_path)]
     if threads:
         cmd += ["--threads", str(threads)]
     stderr_file = tempfile.TemporaryFile(mode="w+")

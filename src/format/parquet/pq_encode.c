@@ -212,7 +212,7 @@ int pq_plain_encode_bytes(const uint32_t *lens, const uint8_t *data, size_t n, p
     for (size_t i = 0; i < n; i++) {
         uint32_t len = lens[i];
         memcpy(p, &len, 4); /* little-endian host (checked in pq_plain.c) */
-        memcpy(p + 4, data, len);
+        if (len) memcpy(p + 4, data, len); /* data may be NULL when every value is empty */
         p += 4 + len;
         data += len;
     }
@@ -382,7 +382,7 @@ int pq_dict_insert_bytes(pq_dict *d, const uint32_t *lens, const uint8_t *data, 
                 const uint8_t *ev = d->plain.data + d->offsets[e];
                 uint32_t elen;
                 memcpy(&elen, ev - 4, 4);
-                if (elen == len && memcmp(ev, val, len) == 0) {
+                if (elen == len && (len == 0 || memcmp(ev, val, len) == 0)) {
                     idx[i] = e;
                     break;
                 }
@@ -744,7 +744,7 @@ static bool truncate_upper_binary(const uint8_t *v, size_t cut, uint8_t *out, si
 bool pq_truncate_upper(const uint8_t *v, size_t len, size_t limit, bool utf8, uint8_t *out,
                        size_t *out_len) {
     if (len <= limit) {
-        memcpy(out, v, len);
+        if (len) memcpy(out, v, len);
         *out_len = len;
         return true;
     }
@@ -760,7 +760,7 @@ bool pq_truncate_upper(const uint8_t *v, size_t len, size_t limit, bool utf8, ui
             uint8_t enc[4];
             size_t enc_len = utf8_encode(next, enc);
             if (start + enc_len <= limit) {
-                memcpy(out, v, start);
+                if (start) memcpy(out, v, start);
                 memcpy(out + start, enc, enc_len);
                 *out_len = start + enc_len;
                 return true;

@@ -6,13 +6,17 @@
  * INTERFACE
  *   pq_writer_options_init, pq_writer_options_set   options (defaults, COPY ... WITH text)
  *   pq_writer_open, pq_writer_write, pq_writer_close, pq_writer_abort   the stream
+ *   pq_writer_flush, pq_writer_estimated_size, pq_writer_buffered_bytes, pq_writer_rows,
+ *   pq_writer_close_meta        for writers that roll files (Iceberg data files)
  * NOTES
  *   - Schema (LogicalTypes.md): every top-level column and every nested field is OPTIONAL;
  *     arrays are 3-level LISTs (optional group (LIST) { repeated group list { optional element }
  *     }), maps are MAPs (optional group (MAP) { repeated group key_value { required key;
  *     optional value } }), rows are optional groups of optional fields. Each schema node knows
  *     the definition level at which its value is present and, for LIST/MAP, the repetition level
- *     of its entries; the leaves under a node are a contiguous range.
+ *     of its entries; the leaves under a node are a contiguous range. options.fields (Iceberg)
+ *     gives each node, nested ones included, a field id and may make it REQUIRED: a REQUIRED
+ *     node adds no definition level, and a NULL written to it is an error.
  *   - Shredding (Dremel): pq_writer_write appends each column's rows to per-leaf staging buffers
  *     (levels as bytes, values in their Parquet physical form, byte arrays as lengths plus
  *     bytes back to back). Flat top-level columns take a bulk path (memcpy when nothing is NULL
@@ -252,6 +256,8 @@ enum { NODE_LEAF, NODE_ROW, NODE_LIST, NODE_MAP };
 typedef struct wnode {
     uint8_t kind;           /* NODE_* */
     bool required;
+    bool map_key;           /* the key of a MAP (for the NULL key message) */
+    uint32_t schema_idx;    /* its schema element (for messages) */
     uint8_t def;            /* definition level when this node holds a value */
     uint8_t rep;            /* LIST/MAP: repetition level of the entries */
     uint32_t leaf;          /* NODE_LEAF: leaf index */
@@ -334,6 +340,8 @@ struct pq_writer {
     /* schema */
     pq_schema_element *schema;
     uint32_t n_schema, cap_schema;
+    const pq_field_info *finfo; /* options.fields while the schema is built (open only) */
+    uint32_t n_finfo, finfo_next;
     wnode *nodes;
     uint32_t n_nodes, cap_nodes;
     leaf *leaves;
@@ -345,6 +353,8 @@ struct pq_writer {
     /* row groups */
     uint64_t rg_rows;       /* rows staged in the current row group */
     uint64_t total_rows;
+    uint64_t flushed_staged;  /* staged bytes of the row groups written so far */
+    uint64_t flushed_written; /* file bytes those row groups took */
     pq_row_group *row_groups;
     uint32_t n_row_groups, cap_row_groups;
     pq_buf ci_all;          /* ColumnIndex structs of all chunks so far */
@@ -521,6 +531,15 @@ static int build_field(pq_writer *w, const char *name, sqe_type t, bool required
     if (depth > MAX_NESTING)
         return err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: Parquet nesting deeper than %d",
                        MAX_NESTING);
+    bool map_key = required; /* only map keys are required without field info */
+    if (w->finfo) {
+        /* pre-order: this node's entry; past the end is reported by pq_writer_open */
+        if (w->finfo_next < w->n_finfo) {
+            field_id = w->finfo[w->finfo_next].field_id;
+            required = required || w->finfo[w->finfo_next].required;
+        }
+        w->finfo_next++;
+    }
     uint8_t def = (uint8_t)(required ? parent_def : parent_def + 1);
     if (def > MAX_LEVEL - 3 || parent_rep > MAX_LEVEL - 3)
         return err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: Parquet nesting too deep");
@@ -555,6 +574,8 @@ static int build_field(pq_writer *w, const char *name, sqe_type t, bool required
         wnode *n = &w->nodes[ni];
         n->def = def;
         n->required = required;
+        n->map_key = map_key;
+        n->schema_idx = el;
         n->leaf = w->n_leaves;
         n->first_leaf = w->n_leaves;
         n->end_leaf = ++w->n_leaves;
@@ -572,6 +593,8 @@ static int build_field(pq_writer *w, const char *name, sqe_type t, bool required
     SQE_TRY(add_node(w, kind, &ni, err));
     w->nodes[ni].def = def;
     w->nodes[ni].required = required;
+    w->nodes[ni].map_key = map_key;
+    w->nodes[ni].schema_idx = el;
     w->nodes[ni].first_leaf = w->n_leaves;
     uint32_t *kids = ARENA_ARRAY(&w->meta, uint32_t, n_kids);
     if (!kids) return err_nomem(err, "Parquet schema");
@@ -706,8 +729,13 @@ static int shred(pq_writer *w, uint32_t ni, const vec *v, uint32_t row, uint8_t 
     bool is_null = !vec_is_valid_flat(f, phys);
     if (n->kind == NODE_LEAF && w->leaves[n->leaf].kind == LK_NULL) is_null = true;
     if (is_null) {
-        if (n->required)
-            return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "Cannot write a NULL map key to Parquet");
+        if (n->required) {
+            if (n->map_key)
+                return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "Cannot write a NULL map key to Parquet");
+            return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                           "Cannot write a NULL value to the required Parquet field '%s'",
+                           w->schema[n->schema_idx].name);
+        }
         return emit_absent(w, n, rep, parent_def, err);
     }
     switch (n->kind) {
@@ -738,8 +766,8 @@ static int shred(pq_writer *w, uint32_t ni, const vec *v, uint32_t row, uint8_t 
     }
 }
 
-/* Bulk staging of rows [start, start + n) of a top-level flat-typed column. */
-static int stage_flat(leaf *l, const vec *v, uint32_t start, uint32_t n, sqe_error *err) {
+/* Bulk staging of rows [start, start + n) of a top-level flat-typed OPTIONAL column. */
+static int stage_flat_optional(leaf *l, const vec *v, uint32_t start, uint32_t n, sqe_error *err) {
     if (v->shape != VEC_FLAT || l->kind == LK_NULL) {
         SQE_TRY(pq_buf_reserve(&l->def, n, err));
         for (uint32_t r = 0; r < n; r++) {
@@ -849,6 +877,21 @@ static int stage_flat(leaf *l, const vec *v, uint32_t start, uint32_t n, sqe_err
 #undef MICROS
     l->n_vals += nv;
     return SQE_OK;
+}
+
+/* Bulk staging of a top-level flat-typed column; a REQUIRED one (max_def 0) must hold no NULL
+ * and keeps no definition levels. */
+static int stage_flat(leaf *l, const vec *v, uint32_t start, uint32_t n, sqe_error *err) {
+    if (l->max_def) return stage_flat_optional(l, v, start, n, err);
+    for (uint32_t r = 0; r < n; r++)
+        if (l->kind == LK_NULL || vec_is_null(v, start + r))
+            return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                           "Cannot write a NULL value to the required Parquet column '%s'",
+                           l->path[0]);
+    size_t keep = l->def.len;
+    int rc = stage_flat_optional(l, v, start, n, err);
+    l->def.len = keep;
+    return rc;
 }
 
 static uint64_t staged_bytes(const pq_writer *w) {
@@ -1463,6 +1506,7 @@ static void leaf_clear_stage(leaf *l) {
 /* Encodes and writes the staged row group (nothing when it is empty). */
 static int flush_row_group(pq_writer *w, sqe_error *err) {
     if (w->rg_rows == 0) return SQE_OK;
+    uint64_t staged = staged_bytes(w), pos0 = w->pos;
     if (w->n_row_groups == w->cap_row_groups) {
         uint32_t cap = w->cap_row_groups ? w->cap_row_groups * 2 : 16;
         pq_row_group *p = realloc(w->row_groups, (size_t)cap * sizeof(*p));
@@ -1554,8 +1598,24 @@ static int flush_row_group(pq_writer *w, sqe_error *err) {
     }
     w->total_rows += w->rg_rows;
     w->rg_rows = 0;
+    w->flushed_staged += staged;
+    w->flushed_written += w->pos - pos0;
     return SQE_OK;
 }
+
+uint64_t pq_writer_buffered_bytes(const pq_writer *w) { return staged_bytes(w); }
+
+uint64_t pq_writer_rows(const pq_writer *w) { return w->total_rows + w->rg_rows; }
+
+uint64_t pq_writer_estimated_size(const pq_writer *w) {
+    uint64_t buffered = staged_bytes(w);
+    if (w->flushed_staged)
+        buffered = (uint64_t)((double)buffered * (double)w->flushed_written /
+                              (double)w->flushed_staged);
+    return w->pos + buffered;
+}
+
+int pq_writer_flush(pq_writer *w, sqe_error *err) { return flush_row_group(w, err); }
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
@@ -1648,6 +1708,10 @@ int pq_writer_open(const char *path, uint32_t n_cols, const char *const *names,
     w->fd = -1;
     w->o = opts;
     w->o.field_ids = NULL;
+    w->o.fields = NULL;
+    w->o.n_fields = 0;
+    w->finfo = opts.fields;
+    w->n_finfo = opts.fields ? opts.n_fields : 0;
     w->tracker = tracker;
     arena_init(&w->meta, tracker);
     pq_buf_init(&w->ci_all, tracker);
@@ -1675,6 +1739,13 @@ int pq_writer_open(const char *path, uint32_t n_cols, const char *const *names,
         rc = build_field(w, name, types[c], false, 0, 0, fid, path_stack, 1, &w->col_node[c], err);
         if (rc) goto out_fail;
     }
+    if (w->finfo && w->finfo_next != w->n_finfo) {
+        rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                     "Parquet writer: %u field entries given for a schema of %u nodes", w->n_finfo,
+                     w->finfo_next);
+        goto out_fail;
+    }
+    w->finfo = NULL;
     w->order = calloc(w->n_leaves ? w->n_leaves : 1, sizeof(uint32_t));
     uint32_t n_workers = opts.threads ? opts.threads : 1;
     if (n_workers > MAX_THREADS) n_workers = MAX_THREADS;
@@ -1741,7 +1812,9 @@ int pq_writer_write(pq_writer *w, const vec_chunk *chunk, sqe_error *err) {
     return SQE_OK;
 }
 
-int pq_writer_close(pq_writer *w, uint64_t *rows_written, sqe_error *err) {
+static int writer_close(pq_writer *w, uint64_t *rows_written, arena *a, pq_file_meta **meta,
+                        uint64_t *file_size, sqe_error *err) {
+    if (meta) *meta = NULL;
     int rc = flush_row_group(w, err);
     if (!rc && w->o.write_page_index) {
         uint64_t ci_base = w->pos;
@@ -1773,6 +1846,7 @@ int pq_writer_close(pq_writer *w, uint64_t *rows_written, sqe_error *err) {
         m.n_column_orders = w->n_leaves;
         pq_thrift_writer_clear(&w->tw);
         if (!rc) rc = pq_meta_encode_file_metadata(&w->tw, &m, err);
+        if (!rc && meta) rc = pq_meta_decode_file_metadata(a, w->tw.buf, w->tw.len, meta, err);
         if (!rc && w->tw.len > UINT32_MAX)
             rc = err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: Parquet footer over 4 GiB");
         if (!rc) rc = write_all(w, w->tw.buf, w->tw.len, err);
@@ -1797,12 +1871,23 @@ int pq_writer_close(pq_writer *w, uint64_t *rows_written, sqe_error *err) {
         rc = err_set(err, SQE_ERR_IO_ERROR, "Cannot write Parquet file '%s': %s", w->path,
                      strerror(errno));
     if (rc) {
+        if (meta) *meta = NULL;
         pq_writer_abort(w);
         return rc;
     }
     if (rows_written) *rows_written = w->total_rows;
+    if (file_size) *file_size = w->pos;
     free(w->tmp_path);
     w->tmp_path = NULL;
     writer_free(w);
     return SQE_OK;
+}
+
+int pq_writer_close(pq_writer *w, uint64_t *rows_written, sqe_error *err) {
+    return writer_close(w, rows_written, NULL, NULL, NULL, err);
+}
+
+int pq_writer_close_meta(pq_writer *w, arena *a, pq_file_meta **meta, uint64_t *file_size,
+                         sqe_error *err) {
+    return writer_close(w, NULL, a, meta, file_size, err);
 }

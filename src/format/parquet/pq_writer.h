@@ -31,6 +31,19 @@
 #include "types/types.h"
 #include "vec/vec.h"
 
+struct pq_file_meta;
+struct arena;
+
+/* Per schema node: the field id and nullability of one node of the written schema. A column's
+ * nodes are listed in pre-order: the column itself, then for a ROW its fields' nodes in order,
+ * for an ARRAY its element's nodes, for a MAP its key's nodes and then its value's nodes (the
+ * Parquet "list"/"key_value" repeated groups are not nodes here). Iceberg needs this to give
+ * every Parquet node its field id (struct fields, list elements, map keys and values). */
+typedef struct pq_field_info {
+    int32_t field_id;               /* < 0: none */
+    bool required;                  /* REQUIRED in Parquet (map keys always are) */
+} pq_field_info;
+
 typedef struct pq_writer_options {
     int codec;                      /* pq_codec; default PQ_CODEC_ZSTD */
     int compression_level;          /* 0 = the codec's default */
@@ -48,6 +61,9 @@ typedef struct pq_writer_options {
     uint32_t statistics_truncate;   /* byte-array bounds cut to this many bytes; default 64 */
     uint32_t threads;               /* column encoding threads per row group; 0/1 = caller's */
     const int32_t *field_ids;       /* per top-level column (< 0: none) or NULL */
+    const pq_field_info *fields;    /* every node of every column (see pq_field_info), or NULL;
+                                     * when given, field_ids is ignored */
+    uint32_t n_fields;              /* entries in fields: must be the number of nodes */
 } pq_writer_options;
 
 typedef struct pq_writer pq_writer;
@@ -66,7 +82,10 @@ int pq_writer_options_set(pq_writer_options *o, const char *key, const char *val
                           sqe_error *err);
 
 /* Creates the temporary file next to path and prepares the schema of n_cols top-level columns
- * (names and types are copied; options too, field_ids included). Every column is OPTIONAL.
+ * (names and types are copied; options too, field_ids and fields included). Every node is
+ * OPTIONAL (map keys REQUIRED) unless options.fields says REQUIRED; a NULL written to a
+ * REQUIRED node fails pq_writer_write with INVALID_ARGUMENTS naming the column. fields with a
+ * count that does not match the schema's nodes gives INVALID_ARGUMENTS.
  * tracker (may be NULL) is charged for the buffered row group.
  * Errors: NOT_SUPPORTED "unsupported: ..." for types without a Parquet mapping (intervals),
  * INVALID_ARGUMENTS for bad options, IO_ERROR when the file cannot be created, OUT_OF_MEMORY.
@@ -80,10 +99,28 @@ int pq_writer_open(const char *path, uint32_t n_cols, const char *const *names,
  * May write row groups. On error the writer is unusable: call pq_writer_abort. */
 int pq_writer_write(pq_writer *w, const vec_chunk *chunk, sqe_error *err);
 
+/* Bytes the file would have if closed now (estimate): bytes already written plus the buffered
+ * row group scaled by the compression ratio of the row groups written so far (1 before the
+ * first). Without the page index and footer. */
+uint64_t pq_writer_estimated_size(const pq_writer *w);
+/* Bytes buffered for the current row group (levels and values before encoding). */
+uint64_t pq_writer_buffered_bytes(const pq_writer *w);
+/* Rows written so far (flushed and buffered). */
+uint64_t pq_writer_rows(const pq_writer *w);
+/* Ends the current row group now (writes it; nothing when it is empty), to bound memory.
+ * On error the writer is unusable: call pq_writer_abort. */
+int pq_writer_flush(pq_writer *w, sqe_error *err);
+
 /* Flushes the last row group, writes the page index and the footer, fsyncs and renames the
  * temporary file to the final path. Always frees w (on error the temporary file is deleted).
  * *rows_written (may be NULL) receives the number of rows in the file. */
 int pq_writer_close(pq_writer *w, uint64_t *rows_written, sqe_error *err);
+
+/* pq_writer_close that also hands back the footer it wrote, decoded into a (*meta, allocated
+ * in a; may be NULL to skip), and the final file size in bytes (*file_size, may be NULL).
+ * Always frees w; on error the file is deleted and *meta is NULL. */
+int pq_writer_close_meta(pq_writer *w, struct arena *a, struct pq_file_meta **meta,
+                         uint64_t *file_size, sqe_error *err);
 
 /* Deletes the temporary file and frees w. NULL is allowed. */
 void pq_writer_abort(pq_writer *w);

@@ -1,0 +1,461 @@
+/*
+ * bind_iceberg.c: an Iceberg table in FROM: picks the snapshot (current, FOR VERSION AS OF
+ * snapshot id / branch / tag, FOR TIMESTAMP AS OF) and binds a scan source over its data files.
+ *
+ * INTERFACE: bind_iceberg_table (bind_int.h).
+ * NOTES
+ *   The source plans lazily, in plan_morsels: the pushed-down filter (set_filter) becomes
+ *   ice_scan_preds for manifest and file pruning (iceberg/scan_plan.h) and Parquet predicates
+ *   for row-group pruning; every surviving row group of every data file is a morsel. Columns are
+ *   read by field id (iceberg/scan_read.h), so renamed, added and dropped columns read right.
+ *   Time travel binds the schema of the snapshot (Iceberg/Trino semantics for snapshot ids and
+ *   timestamps); a branch or tag reads with the table's current schema.
+ */
+#include "bind/bind_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "catalog/catalog_iceberg.h"
+#include "exec/exec.h"
+#include "format/parquet/pq_reader.h"
+#include "iceberg/scan_plan.h"
+#include "iceberg/scan_read.h"
+#include "plan/scan_preds.h"
+#include "types/tz.h"
+
+typedef struct ice_src_pred {
+    uint32_t column;
+    ice_pred_op op;
+    vec values;               /* owned */
+    uint32_t n_values;
+    bool usable;
+} ice_src_pred;
+
+typedef struct ice_morsel {
+    uint32_t file;
+    uint32_t group;
+    int64_t first_pos;
+} ice_morsel;
+
+typedef struct ice_source {
+    cat_table *table;                /* a reference */
+    const ice_metadata *meta;
+    const ice_snapshot *snap;        /* NULL: the table has no snapshot (no rows) */
+    const ice_schema *schema;
+    ice_read_column *cols;           /* source columns: the schema's top-level fields */
+    const char **names;
+    sqe_type *types;
+    uint32_t n_cols;
+    mem_tracker *tracker;
+    ice_src_pred *preds;
+    uint32_t n_preds;
+    /* planned */
+    bool planned;
+    arena plan_arena;
+    ice_scan_files files;
+    pq_file **pq;                    /* per data file */
+    uint32_t **file_cols;            /* per data file: source column -> file column */
+    ice_morsel *morsels;
+    uint32_t n_morsels;
+    uint64_t groups_total, groups_pruned;
+} ice_source;
+
+static void source_destroy(void *state) {
+    ice_source *st = state;
+    if (!st) return;
+    for (uint32_t f = 0; st->pq && f < st->files.n_data; f++) pq_file_release(st->pq[f]);
+    for (uint32_t f = 0; st->file_cols && f < st->files.n_data; f++) free(st->file_cols[f]);
+    free(st->pq);
+    free(st->file_cols);
+    free(st->morsels);
+    for (uint32_t i = 0; i < st->n_preds; i++) vec_destroy(&st->preds[i].values);
+    free(st->preds);
+    free(st->cols);
+    free(st->names);
+    free(st->types);
+    arena_destroy(&st->plan_arena);
+    cat_table_unref(st->table);
+    free(st);
+}
+
+static int add_pred(void *ud, const plan_scan_pred *sp, sqe_error *err) {
+    ice_source *st = ud;
+    ice_src_pred *grown = realloc(st->preds, (st->n_preds + 1) * sizeof *grown);
+    if (!grown) return err_nomem(err, "Iceberg filter");
+    st->preds = grown;
+    ice_src_pred *p = &st->preds[st->n_preds++];
+    memset(p, 0, sizeof *p);
+    p->column = sp->column;
+    static const ice_pred_op map[] = {ICE_PRED_EQ, ICE_PRED_LT, ICE_PRED_LE,      ICE_PRED_GT,
+                                      ICE_PRED_GE, ICE_PRED_IN, ICE_PRED_IS_NULL, ICE_PRED_NOT_NULL};
+    p->op = map[sp->op];
+    sqe_type t = st->types[sp->column];
+    SQE_TRY(vec_init(&p->values, t, sp->n_consts ? sp->n_consts : 1, st->tracker, err));
+    for (uint32_t i = 0; i < sp->n_consts; i++)
+        if (!type_equal(sp->consts[i]->type, t)) return SQE_OK; /* not comparable: unusable */
+    for (uint32_t i = 0; i < sp->n_consts; i++)
+        SQE_TRY(vec_copy_row(&p->values, i, sp->consts[i]->u.constant, 0, err));
+    p->n_values = sp->n_consts;
+    p->usable = true;
+    return SQE_OK;
+}
+
+static int source_set_filter(void *state, const bexpr *filter, const plan_col_id *col_ids,
+                             const uint32_t *columns, uint32_t n, sqe_error *err) {
+    return plan_scan_preds_collect(filter, col_ids, columns, n, add_pred, state, err);
+}
+
+/* The usable predicates as Parquet predicates over data file f's top-level leaves. */
+static uint32_t file_predicates(const ice_source *st, uint32_t f, pq_predicate *out) {
+    uint32_t n = 0;
+    static const pq_pred_op map[] = {
+        [ICE_PRED_EQ] = PQ_PRED_EQ, [ICE_PRED_LT] = PQ_PRED_LT, [ICE_PRED_LE] = PQ_PRED_LE,
+        [ICE_PRED_GT] = PQ_PRED_GT, [ICE_PRED_GE] = PQ_PRED_GE, [ICE_PRED_IN] = PQ_PRED_IN,
+        [ICE_PRED_IS_NULL] = PQ_PRED_IS_NULL, [ICE_PRED_NOT_NULL] = PQ_PRED_IS_NOT_NULL};
+    for (uint32_t i = 0; i < st->n_preds; i++) {
+        const ice_src_pred *sp = &st->preds[i];
+        uint32_t fc = st->file_cols[f][sp->column];
+        if (!sp->usable || fc == UINT32_MAX) continue;
+        const pq_node *leaf = st->pq[f]->schema->columns[fc];
+        if (leaf->kind != PQ_NODE_LEAF || leaf->max_rep != 0 || leaf->unsupported) continue;
+        bool null_test = sp->op == ICE_PRED_IS_NULL || sp->op == ICE_PRED_NOT_NULL;
+        if (!null_test && (sp->n_values == 0 || !type_equal(sp->values.type, leaf->type))) continue;
+        out[n++] = (pq_predicate){leaf, map[sp->op], &sp->values, sp->n_values};
+    }
+    return n;
+}
+
+static int plan_files(ice_source *st, sqe_error *err) {
+    ice_scan_pred *preds = calloc(st->n_preds ? st->n_preds : 1, sizeof *preds);
+    if (!preds) return err_nomem(err, "Iceberg scan");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < st->n_preds; i++) {
+        if (!st->preds[i].usable) continue;
+        preds[n++] = (ice_scan_pred){st->cols[st->preds[i].column].field->id, st->preds[i].op,
+                                     &st->preds[i].values, st->preds[i].n_values};
+    }
+    int rc = ice_scan_plan(&st->plan_arena, st->meta, st->snap, st->schema, preds, n, &st->files,
+                           err);
+    free(preds);
+    SQE_TRY(rc);
+    if (st->files.n_deletes > 0)
+        return err_set(err, SQE_ERR_NOT_SUPPORTED,
+                       "unsupported: table %s.%s has delete files (row-level deletes are not "
+                       "read yet)",
+                       st->table->schema, st->table->name);
+    return SQE_OK;
+}
+
+static int source_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels,
+                               sqe_error *err) {
+    ice_source *st = state;
+    (void)n_threads;
+    if (st->planned) {
+        *n_morsels = st->n_morsels;
+        return SQE_OK;
+    }
+    st->planned = true;
+    SQE_TRY(plan_files(st, err));
+    uint32_t nf = st->files.n_data;
+    st->pq = calloc(nf ? nf : 1, sizeof *st->pq);
+    st->file_cols = calloc(nf ? nf : 1, sizeof *st->file_cols);
+    pq_predicate *pp = malloc((st->n_preds ? st->n_preds : 1) * sizeof *pp);
+    int rc = st->pq && st->file_cols && pp ? SQE_OK : err_nomem(err, "Iceberg scan");
+    uint32_t cap = 0;
+    for (uint32_t f = 0; !rc && f < nf; f++) {
+        const ice_data_file *df = &st->files.data[f]->file;
+        if (df->file_format && strcasecmp(df->file_format, "PARQUET") != 0) {
+            rc = err_set(err, SQE_ERR_NOT_SUPPORTED, "unsupported: data file %s is %s, not Parquet",
+                         df->file_path, df->file_format);
+            break;
+        }
+        rc = pq_file_open(df->file_path, &st->pq[f], err);
+        if (rc) {
+            err_prefix(err, "Iceberg table %s.%s: data file", st->table->schema, st->table->name);
+            break;
+        }
+        st->file_cols[f] = malloc((st->n_cols ? st->n_cols : 1) * sizeof(uint32_t));
+        if (!st->file_cols[f]) {
+            rc = err_nomem(err, "Iceberg scan");
+            break;
+        }
+        rc = ice_map_file_columns(st->pq[f], st->cols, st->n_cols, st->file_cols[f], err);
+        if (rc) break;
+        const pq_file_meta *meta = st->pq[f]->meta;
+        uint32_t n_pp = file_predicates(st, f, pp);
+        int64_t pos = 0;
+        for (uint32_t g = 0; g < meta->n_row_groups; g++) {
+            int64_t rows = meta->row_groups[g].num_rows;
+            st->groups_total++;
+            bool may = rows > 0;
+            for (uint32_t k = 0; may && k < n_pp; k++)
+                may = pq_stats_may_match(meta, &meta->row_groups[g].columns[pp[k].leaf->leaf], &pp[k]);
+            if (!may) {
+                st->groups_pruned++;
+            } else {
+                if (st->n_morsels == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    ice_morsel *m = realloc(st->morsels, cap * sizeof *m);
+                    if (!m) {
+                        rc = err_nomem(err, "Iceberg scan");
+                        break;
+                    }
+                    st->morsels = m;
+                }
+                st->morsels[st->n_morsels++] = (ice_morsel){f, g, pos};
+            }
+            pos += rows > 0 ? rows : 0;
+        }
+    }
+    free(pp);
+    SQE_TRY(rc);
+    *n_morsels = st->n_morsels;
+    return SQE_OK;
+}
+
+static void source_describe(void *state, char *buf, size_t len) {
+    ice_source *st = state;
+    const ice_scan_files *f = &st->files;
+    snprintf(buf, len,
+             "snapshot: %lld  manifests: %u of %u  data files: %llu of %llu  row groups: %llu of "
+             "%llu",
+             st->snap ? (long long)st->snap->snapshot_id : -1LL,
+             f->manifests_total - f->manifests_pruned, f->manifests_total,
+             (unsigned long long)(f->files_total - f->files_pruned),
+             (unsigned long long)f->files_total,
+             (unsigned long long)(st->groups_total - st->groups_pruned),
+             (unsigned long long)st->groups_total);
+}
+
+typedef struct ice_reader {
+    ice_rg_reader *rg;
+    ice_read_column *cols;
+    uint32_t *file_cols;
+} ice_reader;
+
+static void source_close(void *reader) {
+    ice_reader *r = reader;
+    if (!r) return;
+    ice_rg_reader_close(r->rg);
+    free(r->cols);
+    free(r->file_cols);
+    free(r);
+}
+
+static int source_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
+                       void **reader, sqe_error *err) {
+    ice_source *st = state;
+    const ice_morsel *m = &st->morsels[morsel];
+    ice_reader *r = calloc(1, sizeof *r);
+    if (r) r->cols = malloc((n_columns ? n_columns : 1) * sizeof *r->cols);
+    if (r) r->file_cols = malloc((n_columns ? n_columns : 1) * sizeof *r->file_cols);
+    pq_predicate *pp = malloc((st->n_preds ? st->n_preds : 1) * sizeof *pp);
+    int rc = r && r->cols && r->file_cols && pp ? SQE_OK : err_nomem(err, "Iceberg reader");
+    if (!rc) {
+        for (uint32_t i = 0; i < n_columns; i++) {
+            r->cols[i] = st->cols[columns[i]];
+            r->file_cols[i] = st->file_cols[m->file][columns[i]];
+        }
+        uint32_t n_pp = file_predicates(st, m->file, pp);
+        rc = ice_rg_reader_open(st->pq[m->file], m->group, m->first_pos, r->cols, r->file_cols,
+                                n_columns, NULL, 0, pp, n_pp, NULL, NULL, st->tracker, &r->rg,
+                                NULL, err);
+        if (rc) err_prefix(err, "%s", st->files.data[m->file]->file.file_path);
+    }
+    free(pp);
+    if (rc) {
+        source_close(r);
+        return rc;
+    }
+    *reader = r;
+    return SQE_OK;
+}
+
+static int source_next(void *reader, vec_chunk *out, sqe_error *err) {
+    ice_reader *r = reader;
+    return ice_rg_reader_next(r->rg, out, err);
+}
+
+/* A new source over table t at snapshot snap read with schema. */
+static int source_new(cat_table *t, const ice_snapshot *snap, const ice_schema *schema,
+                      mem_tracker *tracker, ice_source **out, sqe_error *err) {
+    ice_source *st = calloc(1, sizeof *st);
+    if (!st) return err_nomem(err, "Iceberg scan");
+    cat_table_ref(t);
+    st->table = t;
+    st->meta = t->ice->meta;
+    st->snap = snap;
+    st->schema = schema;
+    st->tracker = tracker;
+    arena_init(&st->plan_arena, NULL);
+    uint32_t n = schema->type.n_fields;
+    st->n_cols = n;
+    st->cols = calloc(n ? n : 1, sizeof *st->cols);
+    st->names = calloc(n ? n : 1, sizeof *st->names);
+    st->types = calloc(n ? n : 1, sizeof *st->types);
+    int rc = st->cols && st->names && st->types ? SQE_OK : err_nomem(err, "Iceberg scan");
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const ice_field *f = &schema->type.fields[i];
+        st->cols[i].field = f;
+        st->names[i] = f->name;
+        rc = ice_schema_to_sqe_type(&f->type, &st->types[i], err);
+        st->cols[i].type = st->types[i];
+    }
+    if (rc) {
+        source_destroy(st);
+        return rc;
+    }
+    *out = st;
+    return SQE_OK;
+}
+
+static int source_clone(void *state, void **out, sqe_error *err) {
+    ice_source *st = state;
+    ice_source *c;
+    SQE_TRY(source_new(st->table, st->snap, st->schema, st->tracker, &c, err));
+    *out = c;
+    return SQE_OK;
+}
+
+/* ---- snapshot selection ------------------------------------------------------------------ */
+
+static int version_error(binder *b, const sql_relation *r, const char *fmt, const char *what) {
+    return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col, fmt, what);
+}
+
+/* Evaluates the AS OF expression to a constant vector. */
+static int as_of_value(binder *b, const sql_relation *r, const vec **out) {
+    bexpr *e;
+    SQE_TRY(bind_expr(b, NULL, r->u.table.as_of, &e));
+    if (e->kind != BEXPR_CONST) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        bexpr *folded;
+        int rc = exec_fold_const(b->pctx, e, b->env->session_zone, now, &folded, b->err);
+        if (rc) {
+            if (b->err) {
+                b->err->line = r->line;
+                b->err->column = r->col;
+            }
+            return rc;
+        }
+        e = folded;
+    }
+    *out = e->kind == BEXPR_CONST ? e->u.constant : NULL;
+    if (!*out || vec_is_null(*out, 0))
+        return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
+                          "The version or timestamp of a time travel query must be a constant "
+                          "that is not NULL");
+    return SQE_OK;
+}
+
+static int pick_snapshot(binder *b, const sql_relation *r, const cat_table *t,
+                         const ice_snapshot **snap, const ice_schema **schema) {
+    const ice_metadata *m = t->ice->meta;
+    *snap = ice_metadata_current_snapshot(m);
+    *schema = ice_metadata_current_schema(m);
+    if (r->u.table.version == SQL_VERSION_NONE) return SQE_OK;
+    const vec *v;
+    SQE_TRY(as_of_value(b, r, &v));
+    uint32_t p;
+    const vec *flat = vec_resolve(v, 0, &p);
+    if (r->u.table.version == SQL_VERSION_VERSION) {
+        if (type_is_integer(v->type)) {
+            int64_t id;
+            switch (type_physical_size(v->type)) {
+            case 1: id = VEC_DATA(flat, int8_t)[p]; break;
+            case 2: id = VEC_DATA(flat, int16_t)[p]; break;
+            case 4: id = VEC_DATA(flat, int32_t)[p]; break;
+            default: id = VEC_DATA(flat, int64_t)[p]; break;
+            }
+            *snap = ice_metadata_snapshot(m, id);
+            if (!*snap) {
+                char buf[32];
+                snprintf(buf, sizeof buf, "%lld", (long long)id);
+                return version_error(b, r, "Iceberg snapshot ID does not exists: %s", buf);
+            }
+        } else if (type_is_string(v->type)) {
+            sqe_str s = VEC_DATA(flat, sqe_str)[p];
+            char name[256];
+            uint32_t len = s.len < sizeof name - 1 ? s.len : (uint32_t)sizeof name - 1;
+            memcpy(name, sqe_str_data(&s), len);
+            name[len] = '\0';
+            const ice_ref *ref = ice_metadata_ref(m, name);
+            if (!ref) return version_error(b, r, "Cannot find snapshot with reference name: %s", name);
+            *snap = ice_metadata_snapshot(m, ref->snapshot_id);
+            if (!*snap) return version_error(b, r, "Reference %s points to a missing snapshot", name);
+            return SQE_OK; /* branches and tags read with the current schema */
+        } else {
+            return bind_error(b, SQE_ERR_TYPE_MISMATCH, r->line, r->col,
+                              "Unsupported type for table version: %s", "not a number or a name");
+        }
+    } else {
+        int64_t micros;
+        if (v->type.id == TYPE_TIMESTAMP_TZ) {
+            micros = VEC_DATA(flat, sqe_timestamp_tz)[p].micros;
+        } else if (v->type.id == TYPE_TIMESTAMP) {
+            micros = tz_local_to_utc(b->env->session_zone, VEC_DATA(flat, int64_t)[p]);
+        } else if (v->type.id == TYPE_DATE) {
+            micros = tz_local_to_utc(b->env->session_zone,
+                                     (int64_t)VEC_DATA(flat, int32_t)[p] * 86400000000LL);
+        } else {
+            return bind_error(b, SQE_ERR_TYPE_MISMATCH, r->line, r->col,
+                              "Pointer type for time travel must be a timestamp with time zone "
+                              "or a timestamp%s", "");
+        }
+        int64_t ms = micros / 1000 - (micros % 1000 < 0 ? 1 : 0);
+        /* The last snapshot of the main branch's history at or before ms. */
+        const ice_snapshot *best = NULL;
+        for (uint32_t i = 0; i < m->n_snapshot_log; i++)
+            if (m->snapshot_log[i].timestamp_ms <= ms) {
+                const ice_snapshot *s = ice_metadata_snapshot(m, m->snapshot_log[i].snapshot_id);
+                if (s) best = s;
+            }
+        if (!best) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%lld ms", (long long)ms);
+            return version_error(b, r, "No version history table %s at or before the timestamp",
+                                 buf);
+        }
+        *snap = best;
+    }
+    if ((*snap)->has_schema_id) {
+        const ice_schema *s = ice_metadata_schema(m, (*snap)->schema_id);
+        if (s) *schema = s;
+    }
+    return SQE_OK;
+}
+
+int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **out,
+                       const char ***names) {
+    const ice_snapshot *snap;
+    const ice_schema *schema;
+    SQE_TRY(pick_snapshot(b, r, t, &snap, &schema));
+    ice_source *st;
+    SQE_TRY(source_new(t, snap, schema, b->pctx->tracker, &st, b->err));
+    plan_source *src;
+    SQE_TRY(bind_tfunc_source_new(b, st, source_destroy, &src));
+    src->n_columns = st->n_cols;
+    src->names = st->names;
+    src->types = st->types;
+    src->est_rows = -1;
+    if (snap && snap->has_summary) {
+        const char *total = ice_kv_get(&snap->summary, "total-records");
+        if (total) src->est_rows = strtod(total, NULL);
+    } else if (!snap) {
+        src->est_rows = 0;
+    }
+    src->set_filter = source_set_filter;
+    src->clone = source_clone;
+    src->describe = source_describe;
+    src->plan_morsels = source_plan_morsels;
+    src->open = source_open;
+    src->next = source_next;
+    src->close = source_close;
+    return bind_tfunc_plan(b, t->name, src, out, names);
+}

@@ -1,0 +1,232 @@
+/*
+ * catalog_iceberg.c: Iceberg catalogs behind the generic catalog interface (see
+ * catalog_iceberg.h).
+ *
+ * INTERFACE: catalog_open_iceberg, catalog_iceberg_* (catalog_iceberg.h).
+ * NOTES: every lookup loads the table's current metadata from the backend (one SQLite row and
+ * one metadata file read); the loaded version is immutable and owned by the cat_table, so a
+ * running query never sees a concurrent commit. DROP SCHEMA ... CASCADE drops the tables first
+ * (without purging their files). Table columns are the current schema's top-level fields;
+ * nested fields keep their Iceberg ids only in the metadata (readers match files by id).
+ */
+#include "catalog/catalog_iceberg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
+
+int catalog_open_iceberg(const char *name, const char *db_path, const char *warehouse,
+                         mem_tracker *tracker, catalog **out, sqe_error *err) {
+    catalog *c = calloc(1, sizeof *c);
+    if (!c || !(c->name = strdup(name))) {
+        free(c);
+        return err_nomem(err, "catalog");
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->tracker = tracker;
+    int rc = ice_sqlite_open(db_path, warehouse, name, &c->iceberg, err);
+    bool exists = false;
+    if (!rc) rc = ice_sqlite_namespace_exists(c->iceberg, "default", &exists, err);
+    if (!rc && !exists) {
+        rc = ice_sqlite_create_namespace(c->iceberg, "default", NULL, err);
+        if (rc == SQE_ERR_ALREADY_EXISTS) rc = SQE_OK; /* another process was first */
+    }
+    if (rc) {
+        catalog_destroy(c);
+        return rc;
+    }
+    *out = c;
+    return SQE_OK;
+}
+
+ice_sqlite *catalog_iceberg_backend(catalog *c) { return c ? c->iceberg : NULL; }
+
+int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_exists,
+                                  sqe_error *err) {
+    int rc = ice_sqlite_create_namespace(c->iceberg, schema, NULL, err);
+    if (rc == SQE_ERR_ALREADY_EXISTS) {
+        if (if_not_exists) return SQE_OK;
+        return err_set(err, SQE_ERR_ALREADY_EXISTS, "Schema '%s.%s' already exists", c->name,
+                       schema);
+    }
+    return rc;
+}
+
+bool catalog_iceberg_has_schema(catalog *c, const char *schema) {
+    bool exists = false;
+    if (ice_sqlite_namespace_exists(c->iceberg, schema, &exists, NULL)) return false;
+    return exists;
+}
+
+int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
+                                sqe_error *err) {
+    if (!catalog_iceberg_has_schema(c, schema)) {
+        if (if_exists) return SQE_OK;
+        return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
+                       schema);
+    }
+    if (cascade) {
+        arena a;
+        arena_init(&a, NULL);
+        char **names;
+        uint32_t n;
+        int rc = ice_sqlite_list_tables(c->iceberg, schema, &a, &names, &n, err);
+        for (uint32_t i = 0; !rc && i < n; i++)
+            rc = ice_sqlite_drop_table(c->iceberg, schema, names[i], false, err);
+        arena_destroy(&a);
+        SQE_TRY(rc);
+    }
+    int rc = ice_sqlite_drop_namespace(c->iceberg, schema, err);
+    if (rc == SQE_ERR_SCHEMA_NOT_EMPTY)
+        return err_set(err, SQE_ERR_SCHEMA_NOT_EMPTY, "Cannot drop non-empty schema '%s'", schema);
+    return rc;
+}
+
+int catalog_iceberg_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n,
+                                 sqe_error *err) {
+    return ice_sqlite_list_namespaces(c->iceberg, NULL, a, names, n, err);
+}
+
+int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char ***names,
+                                uint32_t *n, sqe_error *err) {
+    int rc = ice_sqlite_list_tables(c->iceberg, schema, a, names, n, err);
+    if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
+        return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+    return rc;
+}
+
+void catalog_iceberg_table_free(cat_table *t) {
+    if (!t->ice) return;
+    arena a = t->ice->a; /* the ref lives in its own arena */
+    t->ice = NULL;
+    arena_destroy(&a);
+}
+
+/* Fills t's columns from the current schema's top-level fields. */
+static int table_columns(cat_table *t, const ice_schema *s, sqe_error *err) {
+    uint32_t n = s->type.n_fields;
+    t->columns = calloc(n ? n : 1, sizeof *t->columns);
+    if (!t->columns) return err_nomem(err, "table columns");
+    for (uint32_t i = 0; i < n; i++) {
+        const ice_field *f = &s->type.fields[i];
+        cat_column *col = &t->columns[i];
+        t->n_columns = i + 1;
+        if (!(col->name = strdup(f->name))) return err_nomem(err, "table columns");
+        if (f->doc && !(col->comment = strdup(f->doc))) return err_nomem(err, "table columns");
+        col->not_null = f->required;
+        int rc = ice_schema_to_sqe_type(&f->type, &col->type, err);
+        if (rc) return err_prefix(err, "Table '%s.%s' column '%s'", t->schema, t->name, f->name), rc;
+    }
+    return SQE_OK;
+}
+
+int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
+                              sqe_error *err) {
+    arena a;
+    arena_init(&a, NULL);
+    ice_table_ref *ref = ARENA_NEW(&a, ice_table_ref);
+    char *location = NULL;
+    ice_metadata *meta = NULL;
+    int rc = ref ? SQE_OK : err_nomem(err, "Iceberg table");
+    if (!rc) rc = ice_sqlite_load_table(c->iceberg, schema, name, &a, &location, &meta, err);
+    if (rc) {
+        arena_destroy(&a);
+        if (rc == SQE_ERR_TABLE_NOT_FOUND) {
+            if (!catalog_iceberg_has_schema(c, schema))
+                return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+            return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist",
+                           c->name, schema, name);
+        }
+        return rc;
+    }
+    ref->ns = arena_strdup(&a, schema);
+    ref->name = arena_strdup(&a, name);
+    ref->metadata_location = location;
+    ref->meta = meta;
+    const ice_schema *cur = ice_metadata_current_schema(meta);
+    cat_table *t = calloc(1, sizeof *t);
+    if (!t || !ref->ns || !ref->name || !cur) {
+        free(t);
+        arena_destroy(&a);
+        if (!cur) return err_set(err, SQE_ERR_INVALID_FILE, "%s: no current schema", location);
+        return err_nomem(err, "Iceberg table");
+    }
+    ref->a = a; /* the arena moves into its own allocation */
+    t->ice = ref;
+    atomic_init(&t->refs, 1);
+    pthread_mutex_init(&t->lock, NULL);
+    t->catalog = dupstr(c->name);
+    t->schema = dupstr(schema);
+    t->name = dupstr(name);
+    const char *comment = ice_kv_get(&meta->properties, "comment");
+    t->comment = dupstr(comment);
+    rc = (t->catalog && t->schema && t->name && (!comment || t->comment))
+             ? table_columns(t, cur, err)
+             : err_nomem(err, "Iceberg table");
+    if (rc) {
+        cat_table_unref(t);
+        return rc;
+    }
+    *out = t;
+    return SQE_OK;
+}
+
+int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
+                               bool purge, sqe_error *err) {
+    int rc = ice_sqlite_drop_table(c->iceberg, schema, name, purge, err);
+    if (rc == SQE_ERR_TABLE_NOT_FOUND) {
+        if (if_exists) return SQE_OK;
+        return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist", c->name,
+                       schema, name);
+    }
+    return rc;
+}
+
+int catalog_iceberg_default_location(catalog *c, const char *schema, const char *name, arena *a,
+                                     char **out, sqe_error *err) {
+    int rc = ice_sqlite_default_table_location(c->iceberg, schema, name, a, out, err);
+    if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
+        return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
+                       schema);
+    return rc;
+}
+
+int catalog_iceberg_create_table(catalog *c, const char *schema, const char *name,
+                                 ice_metadata *m, bool if_not_exists, bool *created,
+                                 sqe_error *err) {
+    if (created) *created = false;
+    arena a;
+    arena_init(&a, NULL);
+    int rc = SQE_OK;
+    bool filled = !m->location || !*m->location;
+    if (filled) {
+        char *loc;
+        rc = catalog_iceberg_default_location(c, schema, name, &a, &loc, err);
+        if (!rc) m->location = loc;
+    }
+    if (!rc) rc = ice_sqlite_create_table(c->iceberg, schema, name, m, &a, NULL, err);
+    if (rc == SQE_ERR_ALREADY_EXISTS) {
+        rc = if_not_exists ? SQE_OK
+                           : err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
+                                     c->name, schema, name);
+    } else if (rc == SQE_ERR_SCHEMA_NOT_FOUND) {
+        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
+                     schema);
+    } else if (!rc && created) {
+        *created = true;
+    }
+    if (filled) m->location = NULL; /* it pointed into a */
+    arena_destroy(&a);
+    return rc;
+}
+
+int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
+                           sqe_error *err) {
+    arena a;
+    arena_init(&a, NULL);
+    int rc = ice_sqlite_commit(c->iceberg, base->ns, base->name, base->metadata_location, new_meta,
+                               &a, NULL, err);
+    arena_destroy(&a);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * catalog_iceberg.h: a catalog (catalog.h) whose schemas are Iceberg namespaces and whose tables
+ * are Iceberg tables, kept by an Iceberg catalog backend (the embedded SQLite catalog now; the
+ * REST catalog later).
+ *
+ * The generic catalog functions (catalog_list_schemas, catalog_get_table, catalog_drop_table,
+ * ...) dispatch here when the catalog has a backend (catalog.iceberg != NULL). A table looked up
+ * through catalog_get_table is loaded fresh from the backend: the cat_table carries the columns
+ * of the table's current schema and an ice_table_ref (the metadata location and the parsed
+ * metadata, immutable), so a query sees one version of the table from bind to end. Writers
+ * build new metadata from that version and commit it with catalog_iceberg_commit, which fails
+ * with COMMIT_CONFLICT when someone else committed first.
+ *
+ * Names: a schema name is the namespace as a dotted string ("sales" or "a.b").
+ */
+#ifndef SQE_CATALOG_CATALOG_ICEBERG_H
+#define SQE_CATALOG_CATALOG_ICEBERG_H
+
+#include "catalog/catalog.h"
+#include "catalog/ice_sqlite.h"
+#include "iceberg/metadata.h"
+
+/* One version of an Iceberg table, owned by a cat_table (freed with it). Immutable. */
+typedef struct ice_table_ref {
+    arena a;                       /* holds everything below */
+    const char *ns;                /* namespace (the SQL schema name) */
+    const char *name;
+    const char *metadata_location;
+    ice_metadata *meta;
+} ice_table_ref;
+
+/* Opens the Iceberg catalog `name` over the SQLite catalog file db_path and the warehouse root
+ * (see ice_sqlite_open; catalog_name in the database is `name`), creating namespace "default"
+ * when missing. On success the caller owns *out (catalog_destroy). */
+int catalog_open_iceberg(const char *name, const char *db_path, const char *warehouse,
+                         mem_tracker *tracker, catalog **out, sqe_error *err);
+
+/* The backend of an Iceberg catalog (NULL for a memory catalog). Owned by c. */
+ice_sqlite *catalog_iceberg_backend(catalog *c);
+
+/* Creates table schema.name from metadata m (m->location empty or NULL: the default location
+ * is filled in). ALREADY_EXISTS unless if_not_exists (then *created = false, SQE_OK).
+ * *created (may be NULL) tells whether the table was made. */
+int catalog_iceberg_create_table(catalog *c, const char *schema, const char *name,
+                                 ice_metadata *m, bool if_not_exists, bool *created,
+                                 sqe_error *err);
+
+/* The default location for a new table schema.name, in a. */
+int catalog_iceberg_default_location(catalog *c, const char *schema, const char *name, arena *a,
+                                     char **out, sqe_error *err);
+
+/* Commits new_meta as the next version of the table whose current version is base (compare and
+ * swap on base->metadata_location). COMMIT_CONFLICT when the table changed since base was
+ * loaded; on any error the table is unchanged. */
+int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
+                           sqe_error *err);
+
+/* ---- the generic catalog functions for Iceberg catalogs (called by catalog.c) ------------- */
+
+int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_exists,
+                                  sqe_error *err);
+int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
+                                sqe_error *err);
+bool catalog_iceberg_has_schema(catalog *c, const char *schema);
+int catalog_iceberg_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n,
+                                 sqe_error *err);
+int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char ***names,
+                                uint32_t *n, sqe_error *err);
+int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
+                              sqe_error *err);
+int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
+                               bool purge, sqe_error *err);
+/* Frees the Iceberg part of a table (called when its last reference goes). */
+void catalog_iceberg_table_free(cat_table *t);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * srv_hooks.h: what a protocol front end (Trino HTTP, Flight SQL) asks of the server core:
+ * authentication, session tokens and their saved state, and admission limits.
+ *
+ * The front ends never decide who a caller is or whether a query may run; they call these hooks,
+ * which `sqe serve` fills from the auth chain, the session store and the limits
+ * (src/server/core/). A NULL hook means "allow": authenticate without a hook gives the principal
+ * from the protocol's user field (or "anonymous"), admit without a hook always admits.
+ *
+ * Every hook is called from protocol threads concurrently and must be thread-safe. Strings a hook
+ * returns through char ** are malloc'ed and owned by the caller. On error a hook sets err (code
+ * and message the front end passes to the client: PERMISSION_DENIED / UNAUTHENTICATED-style codes
+ * from errcodes.def) and leaves its outputs untouched.
+ */
+#ifndef SQE_SERVER_SRV_HOOKS_H
+#define SQE_SERVER_SRV_HOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sqe/sqe.h"
+
+/* The state of a session a front end keeps between calls, saved and restored through the
+ * session hooks (so a session survives a coordinator restart with `[session] persistence =
+ * "file"`). All strings may be NULL. Owned by whoever filled it (srv_session_state_clear). */
+typedef struct srv_session_state {
+    char *principal;
+    char *catalog;
+    char *schema;
+    char *time_zone;
+    uint32_t n_properties;        /* SET SESSION name = value, in order */
+    char **property_names;
+    char **property_values;
+    uint32_t n_prepared;          /* prepared statements: handle/name -> SQL text */
+    char **prepared_names;
+    char **prepared_sql;
+} srv_session_state;
+
+/* Frees everything in *s and zeroes it. */
+void srv_session_state_clear(srv_session_state *s);
+
+typedef struct srv_hooks {
+    void *ud;
+
+    /* Authenticates one request. authorization is the request's Authorization header value
+     * ("Basic ...", "Bearer ...") or NULL; user is the protocol's claimed user (X-Trino-User,
+     * Flight username) or NULL; peer is the client address as "ip:port" (IPv6 in brackets).
+     * On success *principal is the authenticated user name. */
+    int (*authenticate)(void *ud, const char *authorization, const char *user, const char *peer,
+                        char **principal, sqe_error *err);
+
+    /* Creates a session for principal and returns its bearer token (Flight Handshake). */
+    int (*session_open)(void *ud, const char *principal, char **token, sqe_error *err);
+    /* Resolves a bearer token to its session: *principal (required) and *state (may be NULL;
+     * the saved state, empty for a new session). Expired or unknown tokens fail. */
+    int (*session_resolve)(void *ud, const char *token, char **principal,
+                           srv_session_state *state, sqe_error *err);
+    /* Saves the session's state (after it changed). */
+    int (*session_save)(void *ud, const char *token, const srv_session_state *state,
+                        sqe_error *err);
+    /* Ends a session (CloseSession, logout). */
+    void (*session_close)(void *ud, const char *token);
+
+    /* Admission: called before a statement runs, with its text length. Fails (with a clear
+     * message naming the limit) when a limit is reached; on success the caller must call
+     * release exactly once when the statement ends. *timeout_ms gets the statement timeout to
+     * enforce (0 = none). */
+    int (*admit)(void *ud, const char *principal, size_t sql_bytes, uint32_t *timeout_ms,
+                 sqe_error *err);
+    void (*release)(void *ud, const char *principal);
+} srv_hooks;
+
+#endif
