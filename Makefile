@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml clean bench
+.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml clean bench
 
 all: release
 
@@ -35,7 +35,19 @@ test-unit: asan
 test-sql: asan
 	@./build-asan/slt_runner tests/sql
 
+# The server on the embedded default: the Iceberg warehouse in ~/.sqe (SQLite catalog), with the
+# demo tables of scripts/demo.sql, Trino HTTP on 127.0.0.1:8080 and Flight SQL on 127.0.0.1:50051.
 run: release
+	@./build/sqe sql --bail -f scripts/demo.sql >/dev/null
+	@echo "SQE: demo tables in iceberg.demo (region, nation, orders)."
+	@echo "  shell:     ./build/sqe sql            (same warehouse, in another terminal)"
+	@echo "  Trino:     trino --server http://127.0.0.1:8080 --catalog iceberg --schema demo"
+	@echo "  Flight SQL: adbc_driver_flightsql.dbapi.connect('grpc://127.0.0.1:50051')"
+	@echo "  stop:      Ctrl-C (drains running queries)"
+	@./build/sqe serve
+
+# The SQL shell on the embedded default warehouse.
+shell: release
 	@./build/sqe sql
 
 fuzz-sql: setup

@@ -3,9 +3,11 @@
 #
 # Stages (each runs even when an earlier one failed):
 #   unit  every build-asan/unit_* executable (cmocka; ASan + UBSan, leaks checked)
-#   sql   build-asan/slt_runner over the sqllogictest corpus tests/sql/
+#   sql   build-asan/slt_runner over the sqllogictest corpus tests/sql/ (in-process)
+#   sql-trino, sql-flight  the same corpus over Trino HTTP and Flight SQL (in-process servers)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
 #   tpch-pq  the same on Parquet files (views over read_parquet)
+#   tpch-ice the same on Iceberg tables loaded from those files (CTAS into a fresh warehouse)
 #   parquet  tests/parquet (pytest): the parquet-testing corpus against pyarrow, damaged files,
 #            generated round trips with pyarrow and DuckDB, writer interop (ASan build)
 #   config   tests/config: the TOML reader against Python's tomllib, the configuration schema
@@ -13,8 +15,15 @@
 #   ice-meta, ice-mf, ice-cat, ice-xform  tests/iceberg: table metadata, manifests, the SQLite
 #            catalog and partition transforms against pyiceberg
 #   ice-write, ice-del  tests/iceberg: the data-file writer, delete files and the delete index
+#   ice-bad  tests/iceberg/test_bad_input.py: damaged metadata, manifests and data files
 #   trino    tests/integration: `sqe serve` driven by the real trino Python client and raw HTTP
+#   ice-maint, ice-merge  CALL procedures and MERGE, read back with pyiceberg
+#   interop  tests/iceberg/interop: tables from Iceberg Java and pyiceberg read by SQE, SQE's
+#            tables read by both, 8 concurrent writers, kill -9 during writes
 #   clients  tests/integration: dbt-trino (seed, run, test) and the Trino CLI jar
+#   server, flight  tests/server, tests/flight: the server core and Flight SQL with real clients
+#   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, JDBC
+#   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
 #   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
@@ -29,6 +38,8 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_o
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-600}"
 PYTHON=.cache/venv/bin/python
+# the oracle scripts take their test drivers from here (built with the unit tests by `make asan`)
+export SQE_BUILD_DIR="$PWD/build-asan"
 
 total_passed=0
 total_failed=0
@@ -91,21 +102,29 @@ else
 fi
 
 # ---- sql ----------------------------------------------------------------------------------------
-echo "== sqllogictest (tests/sql)"
-if [ -z "$(find tests/sql -name '*.test' -print -quit 2>/dev/null)" ]; then
-  stage_note sql "no tests/sql/**/*.test files yet"
-elif [ ! -x build-asan/slt_runner ]; then
-  echo "FAIL: build-asan/slt_runner is missing (make asan)"
-  stage_done sql 0 1 0 "build-asan/slt_runner missing"
-else
-  timeout -k 10 $((TEST_TIMEOUT * 6)) build-asan/slt_runner --jobs "$JOBS" tests/sql 2>&1 |
-    tee "$log"
-  rc=${PIPESTATUS[0]}
-  read -r p f <<<"$(summary_counts "$log")"
-  if [ -z "${p:-}" ]; then p=0 f=1; fi
-  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  stage_done sql "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" "$p passed, $f failed (records)"
-fi
+# sql_stage NAME CONNECTOR: the corpus through one of the runner's connectors (embedded: the
+# in-process API; trino / flight: the same statements over the protocol, to an in-process server).
+sql_stage() {
+  local name=$1 connector=$2
+  echo "== sqllogictest (tests/sql, $connector)"
+  if [ -z "$(find tests/sql -name '*.test' -print -quit 2>/dev/null)" ]; then
+    stage_note "$name" "no tests/sql/**/*.test files yet"
+  elif [ ! -x build-asan/slt_runner ]; then
+    echo "FAIL: build-asan/slt_runner is missing (make asan)"
+    stage_done "$name" 0 1 0 "build-asan/slt_runner missing"
+  else
+    timeout -k 10 $((TEST_TIMEOUT * 6)) build-asan/slt_runner --jobs "$JOBS" \
+      --connector "$connector" tests/sql 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    read -r p f <<<"$(summary_counts "$log")"
+    if [ -z "${p:-}" ]; then p=0 f=1; fi
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    stage_done "$name" "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" "$p passed, $f failed (records)"
+  fi
+}
+sql_stage sql embedded
+sql_stage sql-trino trino
+sql_stage sql-flight flight
 
 # ---- tpch ---------------------------------------------------------------------------------------
 # tpch_stage NAME FORMAT: run_tpch.py at SF 0.1 on tpchgen files of FORMAT (csv: loaded into
@@ -129,6 +148,7 @@ tpch_stage() {
 }
 tpch_stage tpch csv
 tpch_stage tpch-pq parquet
+tpch_stage tpch-ice iceberg
 
 # ---- python suites ------------------------------------------------------------------------------
 # pytest_stage NAME DESCRIPTION COMMAND...: a pytest suite; counts come from pytest's closing
@@ -167,12 +187,32 @@ pytest_stage ice-xform "Iceberg partition transforms against pyiceberg" \
   bash tests/iceberg/run_transform_tests.sh
 pytest_stage ice-write "Iceberg data-file writer against pyarrow and pyiceberg" \
   bash tests/iceberg/run_data_writer_tests.sh
+pytest_stage ice-bad "Damaged Iceberg tables: errors name the file, failed writes change nothing" \
+  env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/iceberg/test_bad_input.py
 pytest_stage ice-del "Iceberg deletes (Roaring, Puffin, delete index) against pyroaring, pyiceberg" \
   bash tests/iceberg/run_deletes_tests.sh
+pytest_stage ice-maint "Iceberg maintenance procedures against pyiceberg (ASan build)" \
+  env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider \
+  tests/iceberg/test_procedures_interop.py
+pytest_stage ice-merge "MERGE on Iceberg tables, read back by pyiceberg (release build)" \
+  env SQE_BIN="$PWD/build/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/iceberg/test_merge_interop.py
+pytest_stage interop "Iceberg interop: Iceberg Java and pyiceberg tables, concurrency, crashes" \
+  env SQE_BIN="$PWD/build/sqe" bash tests/iceberg/interop/run_interop_tests.sh
 pytest_stage trino "Trino HTTP protocol with the trino Python client (sqe serve, ASan build)" \
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/integration/run_trino_tests.sh
 pytest_stage clients "dbt-trino and the Trino CLI jar against sqe serve (ASan build)" \
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/integration/run_client_tests.sh
+pytest_stage server "sqe serve: config, auth, sessions, limits, health, drain, hostile HTTP (ASan)" \
+  env SQE_BIN="$PWD/build-asan/sqe" bash tests/server/run_server_tests.sh
+pytest_stage flight "Flight SQL with ADBC and pyarrow.flight (ASan build)" \
+  bash tests/flight/run_flight_tests.sh "$PWD/build-asan"
+pytest_stage serve "sqe serve: short load, hostile input, the Flight SQL JDBC driver (ASan build)" \
+  env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/load \
+  tests/hostile tests/flight/jdbc
+pytest_stage rest "Iceberg REST catalog client against Iceberg's REST handlers (Java), pyiceberg" \
+  bash tests/rest/run_rest_tests.sh
+pytest_stage s3 "S3 storage (SigV4, multipart, listing, retries) against moto checking signatures" \
+  bash tests/s3/run_s3_tests.sh
 pytest_stage python "CLI and benchmark smoke tests" \
   "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench
 

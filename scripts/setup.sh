@@ -12,11 +12,11 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-
   libedit-dev libpcre2-dev libcmocka-dev libjansson-dev libssl-dev zlib1g-dev libsnappy-dev libzstd-dev
   liblz4-dev libbrotli-dev libxxhash-dev libsqlite3-dev libmicrohttpd-dev tzdata python3-venv
   libgrpc-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
-  curl maven openjdk-17-jdk-headless)
+  curl libcurl4-openssl-dev maven openjdk-17-jdk-headless)
 PIP_PACKAGES=(pytest==9.2.0 duckdb==2.0.1 tpchgen-cli==4.0.0 pyarrow==26.0.1 datafusion==55.0.0 matplotlib==3.11.2
   fastavro==1.13.1 "pyiceberg[sql-sqlite]==0.12.0" trino==0.340.0 pyroaring==1.2.0 lz4==4.4.5
   mmh3==5.3.1 dbt-core==1.10.23 dbt-trino==1.10.6 adbc-driver-flightsql==1.13.0
-  adbc-driver-manager==1.13.0)
+  adbc-driver-manager==1.13.0 grpcio==1.85.1 "moto[server]==5.2.5")
 
 stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
 stamp_file="$CACHE/setup.stamp"
@@ -42,6 +42,17 @@ if [ ! -x "$CACHE/venv/bin/python" ]; then
 fi
 echo "setup: installing Python test tools: ${PIP_PACKAGES[*]}"
 "$CACHE/venv/bin/pip" install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+
+# The Arrow Flight SQL JDBC driver for tests/flight/jdbc (Maven Central; checked by its SHA-1).
+mkdir -p "$CACHE/flight-jdbc"
+jar="$CACHE/flight-jdbc/flight-sql-jdbc-driver-18.3.0.jar"
+if [ ! -f "$jar" ]; then
+  echo "setup: fetching the Flight SQL JDBC driver"
+  curl -sSfL -o "$jar.tmp" \
+    https://repo1.maven.org/maven2/org/apache/arrow/flight-sql-jdbc-driver/18.3.0/flight-sql-jdbc-driver-18.3.0.jar
+  echo "a77be460b83b673e41c5e2d364e7189a223f4861  $jar.tmp" | sha1sum -c - >/dev/null
+  mv "$jar.tmp" "$jar"
+fi
 
 echo "$stamp_value" > "$stamp_file"
 echo "setup: done"

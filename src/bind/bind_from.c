@@ -238,6 +238,32 @@ static int bind_iceberg_ref(binder *b, cat_table *t, const sql_relation *r, plan
         rel->schema = t->schema;
         rel->catalog = t->catalog;
     }
+    uint32_t n_visible = p->n_out - ICE_SCAN_HIDDEN_COLUMNS;
+    for (uint32_t i = n_visible; i < p->n_out; i++) rel->cols[i].star_hidden = true;
+    if (r->columns.n && (uint32_t)r->columns.n != n_visible)
+        return bind_error(b, SQE_ERR_MISMATCHED_COLUMN_ALIASES, r->line, r->col,
+                          "Column alias list has %d entries but '%s' has %u columns available",
+                          r->columns.n, r->alias ? r->alias->text : "relation", n_visible);
+    for (int i = 0; i < r->columns.n; i++) rel->cols[i].name = r->columns.items[i].name;
+    SQE_TRY(bind_scope_add(b, s, rel));
+    *out = p;
+    return SQE_OK;
+}
+
+/* A metadata table "t$suffix" of Iceberg table t (consumes the reference t). */
+static int bind_iceberg_meta_ref(binder *b, cat_table *t, const char *suffix,
+                                 const sql_relation *r, plan **out, bind_scope *s) {
+    int rc = plan_ctx_add_table(b->pctx, t, b->err);
+    cat_table_unref(t);
+    SQE_TRY(rc);
+    if (r->u.table.version != SQL_VERSION_NONE)
+        return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,
+                          "This connector does not support versioned tables");
+    const char **names;
+    plan *p;
+    SQE_TRY(bind_iceberg_meta_table(b, t, suffix, r, &p, &names));
+    bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : p->u.tfunc.name, names);
+    BIND_CHECK(b, rel);
     SQE_TRY(set_alias_columns(b, r, p, names, rel));
     SQE_TRY(bind_scope_add(b, s, rel));
     *out = p;
@@ -267,6 +293,13 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
         return rc;
     }
     cat_table *t;
+    const char *dollar = strchr(name, '$');
+    if (dollar && dollar != name && cat->iceberg) {
+        const char *base = arena_strndup(b->pctx->arena, name, (size_t)(dollar - name));
+        BIND_CHECK(b, base);
+        if (catalog_get_table(cat, schema, base, &t, NULL) == SQE_OK)
+            return bind_iceberg_meta_ref(b, t, dollar + 1, r, out, s);
+    }
     int rc = catalog_get_table(cat, schema, name, &t, b->err);
     if (rc) {
         if (b->err) {

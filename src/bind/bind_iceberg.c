@@ -22,6 +22,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "exec/exec.h"
 #include "format/parquet/pq_reader.h"
+#include "iceberg/delete_index.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/scan_read.h"
 #include "plan/scan_preds.h"
@@ -62,6 +63,13 @@ typedef struct ice_source {
     ice_morsel *morsels;
     uint32_t n_morsels;
     uint64_t groups_total, groups_pruned;
+    double planning_ms;              /* manifests, delete index and footers, in plan_morsels */
+    ice_delete_index *deletes;       /* NULL when the snapshot has no delete files */
+    /* NDV estimates for join ordering (column_ndv), from an unfiltered listing of the files */
+    double *ndv;                     /* per source column; 0 = not computed */
+    arena stats_arena;
+    bool stats_planned;
+    ice_scan_files stats;
 } ice_source;
 
 static void source_destroy(void *state) {
@@ -72,12 +80,15 @@ static void source_destroy(void *state) {
     free(st->pq);
     free(st->file_cols);
     free(st->morsels);
+    ice_delete_index_destroy(st->deletes);
     for (uint32_t i = 0; i < st->n_preds; i++) vec_destroy(&st->preds[i].values);
     free(st->preds);
     free(st->cols);
     free(st->names);
     free(st->types);
     arena_destroy(&st->plan_arena);
+    arena_destroy(&st->stats_arena);
+    free(st->ndv);
     cat_table_unref(st->table);
     free(st);
 }
@@ -134,7 +145,7 @@ static int plan_files(ice_source *st, sqe_error *err) {
     if (!preds) return err_nomem(err, "Iceberg scan");
     uint32_t n = 0;
     for (uint32_t i = 0; i < st->n_preds; i++) {
-        if (!st->preds[i].usable) continue;
+        if (!st->preds[i].usable || !st->cols[st->preds[i].column].field) continue;
         preds[n++] = (ice_scan_pred){st->cols[st->preds[i].column].field->id, st->preds[i].op,
                                      &st->preds[i].values, st->preds[i].n_values};
     }
@@ -142,13 +153,14 @@ static int plan_files(ice_source *st, sqe_error *err) {
                            err);
     free(preds);
     SQE_TRY(rc);
-    if (st->files.n_deletes > 0)
-        return err_set(err, SQE_ERR_NOT_SUPPORTED,
-                       "unsupported: table %s.%s has delete files (row-level deletes are not "
-                       "read yet)",
-                       st->table->schema, st->table->name);
+    if (st->files.n_deletes == 0) return SQE_OK;
+    SQE_TRY(ice_delete_index_create(st->meta, &st->deletes, err));
+    for (uint32_t i = 0; i < st->files.n_deletes; i++)
+        SQE_TRY(ice_delete_index_add(st->deletes, st->files.deletes[i], err));
     return SQE_OK;
 }
+
+static int plan_morsels(ice_source *st, sqe_error *err);
 
 static int source_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels,
                                sqe_error *err) {
@@ -159,6 +171,18 @@ static int source_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_mors
         return SQE_OK;
     }
     st->planned = true;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int prc = plan_morsels(st, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    st->planning_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    SQE_TRY(prc);
+    *n_morsels = st->n_morsels;
+    return SQE_OK;
+}
+
+/* Plans the files (pruned), opens their footers and lists the row groups to read. */
+static int plan_morsels(ice_source *st, sqe_error *err) {
     SQE_TRY(plan_files(st, err));
     uint32_t nf = st->files.n_data;
     st->pq = calloc(nf ? nf : 1, sizeof *st->pq);
@@ -212,9 +236,85 @@ static int source_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_mors
         }
     }
     free(pp);
-    SQE_TRY(rc);
-    *n_morsels = st->n_morsels;
-    return SQE_OK;
+    return rc;
+}
+
+/* The value of an integer-like bound (1-row vector) as int64. */
+static bool bound_int(const vec *v, int64_t *out) {
+    if (!v || vec_is_null(v, 0)) return false;
+    uint32_t p;
+    const vec *f = vec_resolve(v, 0, &p);
+    switch (type_physical_size(v->type)) {
+    case 1: *out = VEC_DATA(f, int8_t)[p]; return true;
+    case 2: *out = VEC_DATA(f, int16_t)[p]; return true;
+    case 4: *out = VEC_DATA(f, int32_t)[p]; return true;
+    case 8: *out = VEC_DATA(f, int64_t)[p]; return true;
+    default: return false;
+    }
+}
+
+static const vec *file_bound(const ice_bounds *b, int32_t id) {
+    for (uint32_t i = 0; b->present && i < b->n; i++)
+        if (b->items[i].field_id == id) return &b->items[i].value;
+    return NULL;
+}
+
+/* Distinct values of a column, estimated from the data files' metrics: the value range of
+ * integer-like columns over all files' bounds, capped by the row count; for strings the first
+ * file's dictionary size when it is small against its rows. Unknown otherwise. */
+static double estimate_ndv(ice_source *st, uint32_t column) {
+    const ice_read_column *c = &st->cols[column];
+    if (!c->field || !st->snap) return -1;
+    if (!st->stats_planned) {
+        st->stats_planned = true;
+        if (ice_scan_plan(&st->stats_arena, st->meta, st->snap, st->schema, NULL, 0, &st->stats,
+                          NULL) != SQE_OK)
+            memset(&st->stats, 0, sizeof st->stats);
+    }
+    const ice_scan_files *f = &st->stats;
+    if (!f->n_data) return -1;
+    double rows = (double)f->rows;
+    sqe_type t = c->type;
+    bool integer_like = type_is_integer(t) || t.id == TYPE_DATE ||
+                        (t.id == TYPE_DECIMAL && !type_decimal_is_long(t));
+    if (integer_like) {
+        int64_t lo = 0, hi = 0;
+        for (uint32_t i = 0; i < f->n_data; i++) {
+            int64_t a, b;
+            if (!bound_int(file_bound(&f->data[i]->file.lower_bounds, c->field->id), &a) ||
+                !bound_int(file_bound(&f->data[i]->file.upper_bounds, c->field->id), &b))
+                return -1;
+            if (!i || a < lo) lo = a;
+            if (!i || b > hi) hi = b;
+        }
+        double range = (double)hi - (double)lo + 1;
+        return range < rows ? range : rows;
+    }
+    if (type_is_string(t)) {
+        pq_file *pf;
+        if (pq_file_open(f->data[0]->file.file_path, &pf, NULL) != SQE_OK) return -1;
+        double est = -1;
+        uint32_t fc;
+        if (ice_map_file_columns(pf, c, 1, &fc, NULL) == SQE_OK && fc != UINT32_MAX &&
+            pf->meta->n_row_groups > 0) {
+            const pq_node *leaf = pf->schema->columns[fc];
+            if (leaf->kind == PQ_NODE_LEAF && !leaf->max_rep) {
+                int64_t dict = pq_file_dictionary_size(pf, 0, leaf->leaf);
+                double rg_rows = (double)pf->meta->row_groups[0].num_rows;
+                if (dict > 0 && (double)dict * 4 < rg_rows) est = (double)dict;
+            }
+        }
+        pq_file_release(pf);
+        return est;
+    }
+    return -1;
+}
+
+static double source_column_ndv(void *state, uint32_t column) {
+    ice_source *st = state;
+    if (!st->ndv && !(st->ndv = calloc(st->n_cols, sizeof *st->ndv))) return -1;
+    if (st->ndv[column] == 0) st->ndv[column] = estimate_ndv(st, column);
+    return st->ndv[column];
 }
 
 static void source_describe(void *state, char *buf, size_t len) {
@@ -222,28 +322,109 @@ static void source_describe(void *state, char *buf, size_t len) {
     const ice_scan_files *f = &st->files;
     snprintf(buf, len,
              "snapshot: %lld  manifests: %u of %u  data files: %llu of %llu  row groups: %llu of "
-             "%llu",
+             "%llu  planning: %.2f ms",
              st->snap ? (long long)st->snap->snapshot_id : -1LL,
              f->manifests_total - f->manifests_pruned, f->manifests_total,
              (unsigned long long)(f->files_total - f->files_pruned),
              (unsigned long long)f->files_total,
              (unsigned long long)(st->groups_total - st->groups_pruned),
-             (unsigned long long)st->groups_total);
+             (unsigned long long)st->groups_total, st->planning_ms);
 }
 
 typedef struct ice_reader {
     ice_rg_reader *rg;
     ice_read_column *cols;
     uint32_t *file_cols;
+    /* row-level deletes of this data file */
+    bool has_deletes;
+    ice_file_deletes deletes;
+    uint32_t **eq_cols;              /* per equality set: chunk column of each of its fields */
+    uint32_t *sel;
 } ice_reader;
 
 static void source_close(void *reader) {
     ice_reader *r = reader;
     if (!r) return;
     ice_rg_reader_close(r->rg);
+    if (r->has_deletes) {
+        for (uint32_t k = 0; r->eq_cols && k < r->deletes.n_eq; k++) free(r->eq_cols[k]);
+        ice_file_deletes_release(&r->deletes);
+    }
+    free(r->eq_cols);
+    free(r->sel);
     free(r->cols);
     free(r->file_cols);
     free(r);
+}
+
+/* The row filter: drops rows at deleted positions or equal to an equality delete. */
+static int deletes_filter(void *ud, const vec_chunk *rows, int64_t first_pos, bool *keep,
+                          sqe_error *err) {
+    ice_reader *r = ud;
+    uint32_t n_sel = 0;
+    SQE_TRY(ice_file_deletes_filter(&r->deletes, rows, first_pos, (const uint32_t *const *)r->eq_cols,
+                                    r->sel, &n_sel, err));
+    for (uint32_t i = 0; i < rows->count; i++) keep[i] = false;
+    for (uint32_t i = 0; i < n_sel; i++) keep[r->sel[i]] = true;
+    return SQE_OK;
+}
+
+/* Loads the deletes of the morsel's data file into r and works out which file columns the
+ * equality sets need: projected ones are reused, the others (*extra) are read in addition.
+ * Chunk layout (scan_read.h): present projected columns, then the extras. */
+static int prepare_deletes(ice_source *st, const ice_morsel *m, ice_reader *r, uint32_t n_columns,
+                           uint32_t **extra, uint32_t *n_extra, sqe_error *err) {
+    const ice_manifest_entry *data = st->files.data[m->file];
+    *extra = NULL;
+    *n_extra = 0;
+    if (!st->deletes || !ice_delete_index_may_apply(st->deletes, data)) return SQE_OK;
+    SQE_TRY(ice_delete_index_for_file(st->deletes, data, &r->deletes, err));
+    r->has_deletes = true;
+    if (ice_file_deletes_empty(&r->deletes)) return SQE_OK;
+    r->sel = malloc(VEC_CHUNK_SIZE * sizeof *r->sel);
+    r->eq_cols = calloc(r->deletes.n_eq ? r->deletes.n_eq : 1, sizeof *r->eq_cols);
+    uint32_t cap = 8;
+    *extra = malloc(cap * sizeof **extra);
+    if (!r->sel || !r->eq_cols || !*extra) return err_nomem(err, "Iceberg deletes");
+    uint32_t n_present = 0;
+    for (uint32_t i = 0; i < n_columns; i++) n_present += r->file_cols[i] != UINT32_MAX;
+    const pq_schema *fs = st->pq[m->file]->schema;
+    for (uint32_t k = 0; k < r->deletes.n_eq; k++) {
+        uint32_t nf = ice_eq_delete_set_n_fields(r->deletes.eq[k]);
+        const int32_t *ids = ice_eq_delete_set_field_ids(r->deletes.eq[k]);
+        r->eq_cols[k] = malloc((nf ? nf : 1) * sizeof **r->eq_cols);
+        if (!r->eq_cols[k]) return err_nomem(err, "Iceberg deletes");
+        for (uint32_t f = 0; f < nf; f++) {
+            uint32_t fc = UINT32_MAX;
+            for (uint32_t c = 0; c < fs->n_columns && fc == UINT32_MAX; c++)
+                if (fs->columns[c]->has_field_id && fs->columns[c]->field_id == ids[f]) fc = c;
+            if (fc == UINT32_MAX)
+                return err_set(err, SQE_ERR_NOT_SUPPORTED,
+                               "unsupported: equality delete on field %d, which data file %s "
+                               "does not have",
+                               ids[f], data->file.file_path);
+            uint32_t chunk_col = UINT32_MAX, present = 0;
+            for (uint32_t i = 0; i < n_columns && chunk_col == UINT32_MAX; i++) {
+                if (r->file_cols[i] == UINT32_MAX) continue;
+                if (r->file_cols[i] == fc) chunk_col = present;
+                present++;
+            }
+            for (uint32_t e = 0; e < *n_extra && chunk_col == UINT32_MAX; e++)
+                if ((*extra)[e] == fc) chunk_col = n_present + e;
+            if (chunk_col == UINT32_MAX) {
+                if (*n_extra == cap) {
+                    cap *= 2;
+                    uint32_t *g = realloc(*extra, cap * sizeof *g);
+                    if (!g) return err_nomem(err, "Iceberg deletes");
+                    *extra = g;
+                }
+                chunk_col = n_present + *n_extra;
+                (*extra)[(*n_extra)++] = fc;
+            }
+            r->eq_cols[k][f] = chunk_col;
+        }
+    }
+    return SQE_OK;
 }
 
 static int source_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
@@ -261,9 +442,16 @@ static int source_open(void *state, uint32_t morsel, const uint32_t *columns, ui
             r->file_cols[i] = st->file_cols[m->file][columns[i]];
         }
         uint32_t n_pp = file_predicates(st, m->file, pp);
-        rc = ice_rg_reader_open(st->pq[m->file], m->group, m->first_pos, r->cols, r->file_cols,
-                                n_columns, NULL, 0, pp, n_pp, NULL, NULL, st->tracker, &r->rg,
-                                NULL, err);
+        uint32_t *extra = NULL, n_extra = 0;
+        rc = prepare_deletes(st, m, r, n_columns, &extra, &n_extra, err);
+        bool filter = r->has_deletes && !ice_file_deletes_empty(&r->deletes);
+        if (!rc)
+            rc = ice_rg_reader_open(st->pq[m->file], m->group,
+                                    st->files.data[m->file]->file.file_path, m->first_pos, r->cols,
+                                    r->file_cols, n_columns, extra, n_extra, pp, n_pp,
+                                    filter ? deletes_filter : NULL, r, st->tracker, &r->rg,
+                                    NULL, err);
+        free(extra);
         if (rc) err_prefix(err, "%s", st->files.data[m->file]->file.file_path);
     }
     free(pp);
@@ -292,18 +480,27 @@ static int source_new(cat_table *t, const ice_snapshot *snap, const ice_schema *
     st->schema = schema;
     st->tracker = tracker;
     arena_init(&st->plan_arena, NULL);
-    uint32_t n = schema->type.n_fields;
+    arena_init(&st->stats_arena, NULL);
+    uint32_t nf = schema->type.n_fields, n = nf + ICE_SCAN_HIDDEN_COLUMNS;
     st->n_cols = n;
-    st->cols = calloc(n ? n : 1, sizeof *st->cols);
-    st->names = calloc(n ? n : 1, sizeof *st->names);
-    st->types = calloc(n ? n : 1, sizeof *st->types);
+    st->cols = calloc(n, sizeof *st->cols);
+    st->names = calloc(n, sizeof *st->names);
+    st->types = calloc(n, sizeof *st->types);
     int rc = st->cols && st->names && st->types ? SQE_OK : err_nomem(err, "Iceberg scan");
-    for (uint32_t i = 0; !rc && i < n; i++) {
+    for (uint32_t i = 0; !rc && i < nf; i++) {
         const ice_field *f = &schema->type.fields[i];
         st->cols[i].field = f;
         st->names[i] = f->name;
         rc = ice_schema_to_sqe_type(&f->type, &st->types[i], err);
         st->cols[i].type = st->types[i];
+    }
+    if (!rc) {
+        st->cols[nf] = (ice_read_column){NULL, type_make(TYPE_VARCHAR), ICE_COL_PATH};
+        st->cols[nf + 1] = (ice_read_column){NULL, type_make(TYPE_BIGINT), ICE_COL_POS};
+        st->names[nf] = "$path";
+        st->names[nf + 1] = "$pos";
+        st->types[nf] = st->cols[nf].type;
+        st->types[nf + 1] = st->cols[nf + 1].type;
     }
     if (rc) {
         source_destroy(st);
@@ -453,9 +650,12 @@ int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **ou
     src->set_filter = source_set_filter;
     src->clone = source_clone;
     src->describe = source_describe;
+    src->column_ndv = source_column_ndv;
     src->plan_morsels = source_plan_morsels;
     src->open = source_open;
     src->next = source_next;
     src->close = source_close;
-    return bind_tfunc_plan(b, t->name, src, out, names);
+    const char *label = arena_sprintf(b->pctx->arena, "%s.%s.%s", t->catalog, t->schema, t->name);
+    BIND_CHECK(b, label);
+    return bind_tfunc_plan(b, label, src, out, names);
 }

@@ -15,6 +15,7 @@ typedef struct bind_rel_col {
     plan_col_id id;
     sqe_type type;
     bool hidden; /* not expanded by * (e.g. the right copy of a USING column) */
+    bool star_hidden; /* not expanded by *, but reachable by name ("$path" of a table) */
 } bind_rel_col;
 
 typedef struct bind_rel {
@@ -114,6 +115,37 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
 int bind_tfunc_source_new(binder *b, void *state, void (*destroy)(void *), plan_source **out);
 int bind_tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names);
 
+/* Rows built at bind time (bind_rows.c): a source over n columns the binder fills. */
+typedef struct bind_rows {
+    vec *cols;
+    uint32_t n_cols;
+    uint32_t n_rows;             /* set by the builder when done */
+} bind_rows;
+typedef struct bind_rows_col {
+    const char *name;
+    type_id type;                /* VARCHAR is unbounded */
+} bind_rows_col;
+int bind_rows_init(binder *b, bind_rows **out, const bind_rows_col *defs, uint32_t n,
+                   plan_source **src_out);
+/* The same with full types (nested, precisions); names and types are copied. */
+int bind_rows_init_types(binder *b, bind_rows **out, const char *const *names,
+                         const sqe_type *types, uint32_t n, plan_source **src_out);
+/* Filling row `row`: reserve first, then set every column. */
+typedef struct bind_rows_builder {
+    binder *b;
+    bind_rows *st;
+    uint32_t row;
+} bind_rows_builder;
+int bind_rb_reserve(bind_rows_builder *rb);
+void bind_rb_int(bind_rows_builder *rb, uint32_t c, int64_t v);   /* integer or bigint column */
+void bind_rb_bool(bind_rows_builder *rb, uint32_t c, bool v);
+void bind_rb_timestamp_tz(bind_rows_builder *rb, uint32_t c, int64_t utc_micros);
+int bind_rb_null(bind_rows_builder *rb, uint32_t c);
+int bind_rb_str(bind_rows_builder *rb, uint32_t c, const char *s); /* NULL s: NULL */
+/* A map(varchar, varchar) value (NULL values allowed). */
+int bind_rb_str_map(bind_rows_builder *rb, uint32_t c, const char *const *keys,
+                    const char *const *values, uint32_t n);
+
 /* Parquet table functions (bind_tfunc_parquet.c): function is "read_parquet",
  * "parquet_metadata" or "parquet_schema"; path a file or glob. */
 int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
@@ -124,6 +156,12 @@ int bind_parquet_source(binder *b, const sql_relation *rel, const char *function
  * source holds its own reference to t. */
 int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **out,
                        const char ***names);
+/* A metadata table of Iceberg table t ("t$snapshots": suffix "snapshots"), rows built at bind
+ * time (bind_iceberg_meta.c). TABLE_NOT_FOUND for an unknown suffix. */
+int bind_iceberg_meta_table(binder *b, cat_table *t, const char *suffix, const sql_relation *r,
+                            plan **out, const char ***names);
+/* The scan's last columns are the hidden "$path" and "$pos" (not expanded by *). */
+#define ICE_SCAN_HIDDEN_COLUMNS 2
 
 /* Expressions (bind_expr.c). */
 int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out);

@@ -66,7 +66,7 @@ static int expand_star(binder *b, bind_scope *s, const sql_select_item *item, se
         for (uint32_t r = 0; r < s->n_rels; r++)
             for (uint32_t c = 0; c < s->rels[r].n_cols; c++) {
                 const bind_rel_col *col = &s->rels[r].cols[c];
-                if (col->hidden) continue;
+                if (col->hidden || col->star_hidden) continue;
                 bexpr *e = bexpr_column(b->pctx, col->id, col->type);
                 BIND_CHECK(b, e);
                 SQE_TRY(list_push(b, l, e, col->name, item->line, item->col));
@@ -87,6 +87,7 @@ static int expand_star(binder *b, bind_scope *s, const sql_select_item *item, se
             if (!rel->alias || strcmp(rel->alias, rel_name) != 0) continue;
             if (schema && (!rel->schema || strcmp(rel->schema, schema) != 0)) continue;
             for (uint32_t c = 0; c < rel->n_cols; c++) {
+                if (rel->cols[c].star_hidden) continue;
                 bexpr *e = bexpr_column(b->pctx, rel->cols[c].id, rel->cols[c].type);
                 BIND_CHECK(b, e);
                 SQE_TRY(list_push(b, l, e, rel->cols[c].name, item->line, item->col));

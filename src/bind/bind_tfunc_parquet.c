@@ -420,91 +420,6 @@ static int bind_read_parquet(binder *b, const sql_relation *rel, const char *pat
 
 /* ---- parquet_metadata / parquet_schema: rows built at bind time --------------------------- */
 
-typedef struct rows_state {
-    vec *cols;
-    uint32_t n_cols;
-    uint32_t n_rows;
-} rows_state;
-
-typedef struct rows_reader {
-    rows_state *st;
-    uint32_t pos;
-} rows_reader;
-
-static void rows_destroy(void *state) {
-    rows_state *st = state;
-    if (!st) return;
-    for (uint32_t i = 0; i < st->n_cols; i++) vec_destroy(&st->cols[i]);
-    free(st->cols);
-    free(st);
-}
-
-static int rows_next_cols(rows_reader *r, vec_chunk *out, const uint32_t *columns, sqe_error *err) {
-    uint32_t n = r->st->n_rows - r->pos;
-    if (n > out->capacity) n = out->capacity;
-    for (uint32_t i = 0; i < out->n_cols && n; i++)
-        SQE_TRY(vec_copy_rows(&out->cols[i], 0, &r->st->cols[columns ? columns[i] : i], r->pos, n, err));
-    r->pos += n;
-    out->count = n;
-    return SQE_OK;
-}
-
-/* The reader is created per projection: remember the projected columns. */
-typedef struct rows_reader_p {
-    rows_reader base;
-    uint32_t *columns;
-} rows_reader_p;
-
-static int rows_open_p(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
-                       void **reader, sqe_error *err) {
-    (void)morsel;
-    rows_reader_p *r = calloc(1, sizeof *r);
-    uint32_t *c = malloc((n_columns ? n_columns : 1) * sizeof *c);
-    if (!r || !c) {
-        free(r);
-        free(c);
-        return err_nomem(err, "table function");
-    }
-    memcpy(c, columns, n_columns * sizeof *c);
-    r->base.st = state;
-    r->columns = c;
-    *reader = r;
-    return SQE_OK;
-}
-
-static int rows_next_p(void *reader, vec_chunk *out, sqe_error *err) {
-    rows_reader_p *r = reader;
-    return rows_next_cols(&r->base, out, r->columns, err);
-}
-
-static void rows_close_p(void *reader) {
-    rows_reader_p *r = reader;
-    if (!r) return;
-    free(r->columns);
-    free(r);
-}
-
-/* Column builders for the metadata rows. */
-typedef struct rows_builder {
-    binder *b;
-    rows_state *st;
-    uint32_t row;
-} rows_builder;
-
-static int rb_reserve(rows_builder *rb) {
-    for (uint32_t i = 0; i < rb->st->n_cols; i++)
-        SQE_TRY(vec_reserve(&rb->st->cols[i], rb->row + 1, rb->b->err));
-    return SQE_OK;
-}
-static void rb_int(rows_builder *rb, uint32_t c, int64_t v) { VEC_DATA(&rb->st->cols[c], int64_t)[rb->row] = v; }
-static int rb_null(rows_builder *rb, uint32_t c) { return vec_set_null(&rb->st->cols[c], rb->row); }
-static int rb_str(rows_builder *rb, uint32_t c, const char *s) {
-    if (!s) return rb_null(rb, c);
-    bool ok = true;
-    VEC_DATA(&rb->st->cols[c], sqe_str)[rb->row] = vec_str_copy(&rb->st->cols[c], s, (uint32_t)strlen(s), &ok);
-    return ok ? SQE_OK : bind_nomem(rb->b);
-}
-
 static const char *physical_name(int t) {
     static const char *names[] = {"BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE",
                                   "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
@@ -524,39 +439,6 @@ static const char *encoding_name(int e) {
     case PQ_ENC_BYTE_STREAM_SPLIT: return "BYTE_STREAM_SPLIT";
     default: return "UNKNOWN";
     }
-}
-
-typedef struct col_def {
-    const char *name;
-    type_id type;
-} col_def;
-
-static int rows_init(binder *b, rows_state **out, const col_def *defs, uint32_t n,
-                     plan_source **src_out) {
-    rows_state *st = calloc(1, sizeof *st);
-    if (!st) return bind_nomem(b);
-    plan_source *src;
-    SQE_TRY(bind_tfunc_source_new(b, st, rows_destroy, &src));
-    st->cols = calloc(n, sizeof *st->cols);
-    BIND_CHECK(b, st->cols);
-    st->n_cols = n;
-    const char **names = ARENA_ARRAY(b->pctx->arena, const char *, n);
-    sqe_type *types = ARENA_ARRAY(b->pctx->arena, sqe_type, n);
-    BIND_CHECK(b, names && types);
-    for (uint32_t i = 0; i < n; i++) {
-        names[i] = defs[i].name;
-        types[i] = defs[i].type == TYPE_VARCHAR ? type_varchar(0) : type_make(defs[i].type);
-        SQE_TRY(vec_init(&st->cols[i], types[i], 64, b->pctx->tracker, b->err));
-    }
-    src->n_columns = n;
-    src->names = names;
-    src->types = types;
-    src->open = rows_open_p;
-    src->next = rows_next_p;
-    src->close = rows_close_p;
-    *out = st;
-    *src_out = src;
-    return SQE_OK;
 }
 
 static void stat_text(const pq_node *leaf, const uint8_t *p, size_t len, char *buf, size_t cap) {
@@ -595,7 +477,7 @@ static void stat_text(const pq_node *leaf, const uint8_t *p, size_t len, char *b
 
 static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char *path, plan **out,
                                  const char ***names) {
-    static const col_def defs[] = {
+    static const bind_rows_col defs[] = {
         {"file_name", TYPE_VARCHAR}, {"row_group_id", TYPE_BIGINT}, {"row_group_num_rows", TYPE_BIGINT},
         {"row_group_num_columns", TYPE_BIGINT}, {"row_group_bytes", TYPE_BIGINT}, {"column_id", TYPE_BIGINT},
         {"file_offset", TYPE_BIGINT}, {"num_values", TYPE_BIGINT}, {"path_in_schema", TYPE_VARCHAR},
@@ -609,13 +491,13 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
         {"has_column_index", TYPE_BOOLEAN}, {"has_offset_index", TYPE_BOOLEAN},
     };
     uint32_t nd = sizeof defs / sizeof defs[0];
-    rows_state *rs;
+    bind_rows *rs;
     plan_source *src;
-    SQE_TRY(rows_init(b, &rs, defs, nd, &src));
+    SQE_TRY(bind_rows_init(b, &rs, defs, nd, &src));
     char **paths;
     uint32_t n_paths;
     SQE_TRY(io_glob(path, &paths, &n_paths, b->err));
-    rows_builder rb = {b, rs, 0};
+    bind_rows_builder rb = {b, rs, 0};
     int rc = SQE_OK;
     char buf[256];
     for (uint32_t f = 0; f < n_paths && !rc; f++) {
@@ -629,15 +511,15 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
                 const pq_column_chunk *cc = &rg->columns[c];
                 const pq_column_meta *cm = &cc->meta_data;
                 const pq_node *leaf = pf->schema->leaves[c];
-                if ((rc = rb_reserve(&rb))) break;
-                rc = rb_str(&rb, 0, paths[f]);
-                rb_int(&rb, 1, g);
-                rb_int(&rb, 2, rg->num_rows);
-                rb_int(&rb, 3, rg->n_columns);
-                rb_int(&rb, 4, rg->total_byte_size);
-                rb_int(&rb, 5, c);
-                rb_int(&rb, 6, cc->file_offset);
-                rb_int(&rb, 7, cm->num_values);
+                if ((rc = bind_rb_reserve(&rb))) break;
+                rc = bind_rb_str(&rb, 0, paths[f]);
+                bind_rb_int(&rb, 1, g);
+                bind_rb_int(&rb, 2, rg->num_rows);
+                bind_rb_int(&rb, 3, rg->n_columns);
+                bind_rb_int(&rb, 4, rg->total_byte_size);
+                bind_rb_int(&rb, 5, c);
+                bind_rb_int(&rb, 6, cc->file_offset);
+                bind_rb_int(&rb, 7, cm->num_values);
                 size_t o = 0;
                 buf[0] = 0;
                 for (uint32_t k = 0; k < cm->n_path_in_schema && o + 1 < sizeof buf; k++) {
@@ -645,40 +527,40 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
                     if (w > 0) o += (size_t)w;
                 }
                 if (!cc->has_meta_data) pq_node_path(leaf, buf, sizeof buf);
-                if (!rc) rc = rb_str(&rb, 8, buf);
-                if (!rc) rc = rb_str(&rb, 9, physical_name(cm->type));
+                if (!rc) rc = bind_rb_str(&rb, 8, buf);
+                if (!rc) rc = bind_rb_str(&rb, 9, physical_name(cm->type));
                 const pq_statistics *s = &cm->statistics;
                 bool hs = cc->has_meta_data && cm->has_statistics;
                 stat_text(leaf, hs && s->has_min ? s->min : NULL, s->min_len, buf, sizeof buf);
-                if (!rc) rc = hs && s->has_min ? rb_str(&rb, 10, buf) : rb_null(&rb, 10);
+                if (!rc) rc = hs && s->has_min ? bind_rb_str(&rb, 10, buf) : bind_rb_null(&rb, 10);
                 stat_text(leaf, hs && s->has_max ? s->max : NULL, s->max_len, buf, sizeof buf);
-                if (!rc) rc = hs && s->has_max ? rb_str(&rb, 11, buf) : rb_null(&rb, 11);
-                if (hs && s->has_null_count) rb_int(&rb, 12, s->null_count);
-                else if (!rc) rc = rb_null(&rb, 12);
-                if (hs && s->has_distinct_count) rb_int(&rb, 13, s->distinct_count);
-                else if (!rc) rc = rb_null(&rb, 13);
+                if (!rc) rc = hs && s->has_max ? bind_rb_str(&rb, 11, buf) : bind_rb_null(&rb, 11);
+                if (hs && s->has_null_count) bind_rb_int(&rb, 12, s->null_count);
+                else if (!rc) rc = bind_rb_null(&rb, 12);
+                if (hs && s->has_distinct_count) bind_rb_int(&rb, 13, s->distinct_count);
+                else if (!rc) rc = bind_rb_null(&rb, 13);
                 stat_text(leaf, hs && s->has_min_value ? s->min_value : NULL, s->min_value_len, buf, sizeof buf);
-                if (!rc) rc = hs && s->has_min_value ? rb_str(&rb, 14, buf) : rb_null(&rb, 14);
+                if (!rc) rc = hs && s->has_min_value ? bind_rb_str(&rb, 14, buf) : bind_rb_null(&rb, 14);
                 stat_text(leaf, hs && s->has_max_value ? s->max_value : NULL, s->max_value_len, buf, sizeof buf);
-                if (!rc) rc = hs && s->has_max_value ? rb_str(&rb, 15, buf) : rb_null(&rb, 15);
-                if (!rc) rc = rb_str(&rb, 16, pq_codec_name(cm->codec));
+                if (!rc) rc = hs && s->has_max_value ? bind_rb_str(&rb, 15, buf) : bind_rb_null(&rb, 15);
+                if (!rc) rc = bind_rb_str(&rb, 16, pq_codec_name(cm->codec));
                 o = 0;
                 buf[0] = 0;
                 for (uint32_t e = 0; e < cm->n_encodings && o < sizeof buf - 32; e++)
                     o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", e ? ", " : "",
                                           encoding_name(cm->encodings[e]));
-                if (!rc) rc = rb_str(&rb, 17, buf);
-                if (cm->has_index_page_offset) rb_int(&rb, 18, cm->index_page_offset);
-                else if (!rc) rc = rb_null(&rb, 18);
-                if (cm->has_dictionary_page_offset) rb_int(&rb, 19, cm->dictionary_page_offset);
-                else if (!rc) rc = rb_null(&rb, 19);
-                rb_int(&rb, 20, cm->data_page_offset);
-                rb_int(&rb, 21, cm->total_compressed_size);
-                rb_int(&rb, 22, cm->total_uncompressed_size);
-                if (cm->has_bloom_filter_offset) rb_int(&rb, 23, cm->bloom_filter_offset);
-                else if (!rc) rc = rb_null(&rb, 23);
-                if (cm->has_bloom_filter_length) rb_int(&rb, 24, cm->bloom_filter_length);
-                else if (!rc) rc = rb_null(&rb, 24);
+                if (!rc) rc = bind_rb_str(&rb, 17, buf);
+                if (cm->has_index_page_offset) bind_rb_int(&rb, 18, cm->index_page_offset);
+                else if (!rc) rc = bind_rb_null(&rb, 18);
+                if (cm->has_dictionary_page_offset) bind_rb_int(&rb, 19, cm->dictionary_page_offset);
+                else if (!rc) rc = bind_rb_null(&rb, 19);
+                bind_rb_int(&rb, 20, cm->data_page_offset);
+                bind_rb_int(&rb, 21, cm->total_compressed_size);
+                bind_rb_int(&rb, 22, cm->total_uncompressed_size);
+                if (cm->has_bloom_filter_offset) bind_rb_int(&rb, 23, cm->bloom_filter_offset);
+                else if (!rc) rc = bind_rb_null(&rb, 23);
+                if (cm->has_bloom_filter_length) bind_rb_int(&rb, 24, cm->bloom_filter_length);
+                else if (!rc) rc = bind_rb_null(&rb, 24);
                 VEC_DATA(&rs->cols[25], uint8_t)[rb.row] = cc->has_column_index;
                 VEC_DATA(&rs->cols[26], uint8_t)[rb.row] = cc->has_offset_index;
                 rb.row++;
@@ -739,20 +621,20 @@ static void logical_text(const pq_logical_type *l, char *buf, size_t cap) {
 
 static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *path, plan **out,
                                const char ***names) {
-    static const col_def defs[] = {
+    static const bind_rows_col defs[] = {
         {"file_name", TYPE_VARCHAR}, {"name", TYPE_VARCHAR}, {"type", TYPE_VARCHAR},
         {"type_length", TYPE_BIGINT}, {"repetition_type", TYPE_VARCHAR}, {"num_children", TYPE_BIGINT},
         {"converted_type", TYPE_VARCHAR}, {"scale", TYPE_BIGINT}, {"precision", TYPE_BIGINT},
         {"field_id", TYPE_BIGINT}, {"logical_type", TYPE_VARCHAR}, {"sqe_type", TYPE_VARCHAR},
     };
     uint32_t nd = sizeof defs / sizeof defs[0];
-    rows_state *rs;
+    bind_rows *rs;
     plan_source *src;
-    SQE_TRY(rows_init(b, &rs, defs, nd, &src));
+    SQE_TRY(bind_rows_init(b, &rs, defs, nd, &src));
     char **paths;
     uint32_t n_paths;
     SQE_TRY(io_glob(path, &paths, &n_paths, b->err));
-    rows_builder rb = {b, rs, 0};
+    bind_rows_builder rb = {b, rs, 0};
     int rc = SQE_OK;
     char buf[256];
     for (uint32_t f = 0; f < n_paths && !rc; f++) {
@@ -763,24 +645,24 @@ static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *p
         uint32_t leaf = 0;
         for (uint32_t i = 0; i < m->n_schema && !rc; i++) {
             const pq_schema_element *e = &m->schema[i];
-            if ((rc = rb_reserve(&rb))) break;
-            rc = rb_str(&rb, 0, paths[f]);
-            if (!rc) rc = rb_str(&rb, 1, e->name);
-            if (!rc) rc = e->has_type && i > 0 ? rb_str(&rb, 2, physical_name(e->type)) : rb_null(&rb, 2);
-            if (e->has_type_length) rb_int(&rb, 3, e->type_length);
-            else if (!rc) rc = rb_null(&rb, 3);
-            if (!rc) rc = rb_str(&rb, 4, repetition_name(e));
-            if (e->has_num_children) rb_int(&rb, 5, e->num_children);
-            else if (!rc) rc = rb_null(&rb, 5);
-            if (!rc) rc = e->has_converted_type ? rb_str(&rb, 6, converted_name(e->converted_type)) : rb_null(&rb, 6);
-            if (e->has_scale) rb_int(&rb, 7, e->scale);
-            else if (!rc) rc = rb_null(&rb, 7);
-            if (e->has_precision) rb_int(&rb, 8, e->precision);
-            else if (!rc) rc = rb_null(&rb, 8);
-            if (e->has_field_id) rb_int(&rb, 9, e->field_id);
-            else if (!rc) rc = rb_null(&rb, 9);
+            if ((rc = bind_rb_reserve(&rb))) break;
+            rc = bind_rb_str(&rb, 0, paths[f]);
+            if (!rc) rc = bind_rb_str(&rb, 1, e->name);
+            if (!rc) rc = e->has_type && i > 0 ? bind_rb_str(&rb, 2, physical_name(e->type)) : bind_rb_null(&rb, 2);
+            if (e->has_type_length) bind_rb_int(&rb, 3, e->type_length);
+            else if (!rc) rc = bind_rb_null(&rb, 3);
+            if (!rc) rc = bind_rb_str(&rb, 4, repetition_name(e));
+            if (e->has_num_children) bind_rb_int(&rb, 5, e->num_children);
+            else if (!rc) rc = bind_rb_null(&rb, 5);
+            if (!rc) rc = e->has_converted_type ? bind_rb_str(&rb, 6, converted_name(e->converted_type)) : bind_rb_null(&rb, 6);
+            if (e->has_scale) bind_rb_int(&rb, 7, e->scale);
+            else if (!rc) rc = bind_rb_null(&rb, 7);
+            if (e->has_precision) bind_rb_int(&rb, 8, e->precision);
+            else if (!rc) rc = bind_rb_null(&rb, 8);
+            if (e->has_field_id) bind_rb_int(&rb, 9, e->field_id);
+            else if (!rc) rc = bind_rb_null(&rb, 9);
             logical_text(&e->logical, buf, sizeof buf);
-            if (!rc) rc = buf[0] ? rb_str(&rb, 10, buf) : rb_null(&rb, 10);
+            if (!rc) rc = buf[0] ? bind_rb_str(&rb, 10, buf) : bind_rb_null(&rb, 10);
             bool is_leaf = i > 0 && e->has_type && !(e->has_num_children && e->num_children > 0);
             if (is_leaf && leaf < pf->schema->n_leaves) {
                 const pq_node *ln = pf->schema->leaves[leaf++];
@@ -788,9 +670,9 @@ static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *p
                     snprintf(buf, sizeof buf, "unsupported: %s", ln->unsupported);
                 else
                     type_format(ln->type, buf, sizeof buf);
-                if (!rc) rc = rb_str(&rb, 11, buf);
+                if (!rc) rc = bind_rb_str(&rb, 11, buf);
             } else if (!rc) {
-                rc = rb_null(&rb, 11);
+                rc = bind_rb_null(&rb, 11);
             }
             rb.row++;
         }

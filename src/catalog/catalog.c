@@ -147,7 +147,7 @@ int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_er
 
 void catalog_destroy(catalog *c) {
     if (!c) return;
-    ice_sqlite_close(c->iceberg);
+    ice_backend_close(c->iceberg);
     for (uint32_t i = 0; i < c->n_schemas; i++) schema_free(c->schemas[i]);
     free(c->schemas);
     free(c->name);
@@ -271,7 +271,7 @@ out_unlock:
 
 int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
                        sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_drop_table(c, schema, name, if_exists, false, err);
+    if (c->iceberg) return catalog_iceberg_drop_table(c, schema, name, if_exists, true, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);

@@ -88,8 +88,8 @@ typedef struct catalog {
     uint32_t cap_schemas;
     pthread_mutex_t lock;
     mem_tracker *tracker;
-    struct ice_sqlite *iceberg; /* Iceberg catalogs: the backend (catalog_iceberg.h); the
-                                   schema/table lists above are then unused */
+    struct ice_backend *iceberg; /* Iceberg catalogs: the backend (ice_backend.h); the
+                                    schema/table lists above are then unused */
 } catalog;
 
 /* Creates the memory catalog `name` with an empty schema "default". Caller owns *out

@@ -3,10 +3,12 @@
  * catalog_iceberg.h).
  *
  * INTERFACE: catalog_open_iceberg, catalog_iceberg_* (catalog_iceberg.h).
- * NOTES: every lookup loads the table's current metadata from the backend (one SQLite row and
+ * NOTES: every lookup loads the table's current metadata from the backend (one catalog row and
  * one metadata file read); the loaded version is immutable and owned by the cat_table, so a
- * running query never sees a concurrent commit. DROP SCHEMA ... CASCADE drops the tables first
- * (without purging their files). Table columns are the current schema's top-level fields;
+ * running query never sees a concurrent commit. DROP TABLE of a table inside the warehouse
+ * deletes its files after the catalog row is gone (what the table references: metadata files,
+ * manifest lists, manifests, data and delete files); a table registered from elsewhere keeps
+ * them. DROP SCHEMA ... CASCADE drops (and purges) the tables first. Table columns are the current schema's top-level fields;
  * nested fields keep their Iceberg ids only in the metadata (readers match files by id).
  */
 #include "catalog/catalog_iceberg.h"
@@ -14,22 +16,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iceberg/reachable.h"
+#include "io/io.h"
+
+/* The backend operations of an Iceberg catalog. */
+#define BK(c) ((c)->iceberg->ops)
+
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
-int catalog_open_iceberg(const char *name, const char *db_path, const char *warehouse,
-                         mem_tracker *tracker, catalog **out, sqe_error *err) {
+int catalog_open_iceberg_backend(const char *name, ice_backend *backend, mem_tracker *tracker,
+                                 catalog **out, sqe_error *err) {
     catalog *c = calloc(1, sizeof *c);
     if (!c || !(c->name = strdup(name))) {
         free(c);
+        ice_backend_close(backend);
         return err_nomem(err, "catalog");
     }
     pthread_mutex_init(&c->lock, NULL);
     c->tracker = tracker;
-    int rc = ice_sqlite_open(db_path, warehouse, name, &c->iceberg, err);
+    c->iceberg = backend;
+    *out = c;
+    return SQE_OK;
+}
+
+int catalog_open_iceberg(const char *name, const char *db_path, const char *warehouse,
+                         mem_tracker *tracker, catalog **out, sqe_error *err) {
+    ice_sqlite *db = NULL;
+    ice_backend *backend = NULL;
+    catalog *c = NULL;
+    int rc = ice_sqlite_open(db_path, warehouse, name, &db, err);
+    if (!rc) rc = ice_backend_sqlite(db, &backend, err);
+    if (!rc) rc = catalog_open_iceberg_backend(name, backend, tracker, &c, err);
     bool exists = false;
-    if (!rc) rc = ice_sqlite_namespace_exists(c->iceberg, "default", &exists, err);
+    if (!rc) rc = BK(c)->namespace_exists(c->iceberg->impl, "default", &exists, err);
     if (!rc && !exists) {
-        rc = ice_sqlite_create_namespace(c->iceberg, "default", NULL, err);
+        rc = BK(c)->create_namespace(c->iceberg->impl, "default", NULL, err);
         if (rc == SQE_ERR_ALREADY_EXISTS) rc = SQE_OK; /* another process was first */
     }
     if (rc) {
@@ -40,11 +61,14 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
     return SQE_OK;
 }
 
-ice_sqlite *catalog_iceberg_backend(catalog *c) { return c ? c->iceberg : NULL; }
+int catalog_iceberg_rename_table(catalog *c, const char *schema, const char *name,
+                                 const char *to_schema, const char *to_name, sqe_error *err) {
+    return BK(c)->rename_table(c->iceberg->impl, schema, name, to_schema, to_name, err);
+}
 
 int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_exists,
                                   sqe_error *err) {
-    int rc = ice_sqlite_create_namespace(c->iceberg, schema, NULL, err);
+    int rc = BK(c)->create_namespace(c->iceberg->impl, schema, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
         if (if_not_exists) return SQE_OK;
         return err_set(err, SQE_ERR_ALREADY_EXISTS, "Schema '%s.%s' already exists", c->name,
@@ -55,7 +79,7 @@ int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_ex
 
 bool catalog_iceberg_has_schema(catalog *c, const char *schema) {
     bool exists = false;
-    if (ice_sqlite_namespace_exists(c->iceberg, schema, &exists, NULL)) return false;
+    if (BK(c)->namespace_exists(c->iceberg->impl, schema, &exists, NULL)) return false;
     return exists;
 }
 
@@ -71,13 +95,13 @@ int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, 
         arena_init(&a, NULL);
         char **names;
         uint32_t n;
-        int rc = ice_sqlite_list_tables(c->iceberg, schema, &a, &names, &n, err);
+        int rc = BK(c)->list_tables(c->iceberg->impl, schema, &a, &names, &n, err);
         for (uint32_t i = 0; !rc && i < n; i++)
-            rc = ice_sqlite_drop_table(c->iceberg, schema, names[i], false, err);
+            rc = catalog_iceberg_drop_table(c, schema, names[i], true, true, err);
         arena_destroy(&a);
         SQE_TRY(rc);
     }
-    int rc = ice_sqlite_drop_namespace(c->iceberg, schema, err);
+    int rc = BK(c)->drop_namespace(c->iceberg->impl, schema, err);
     if (rc == SQE_ERR_SCHEMA_NOT_EMPTY)
         return err_set(err, SQE_ERR_SCHEMA_NOT_EMPTY, "Cannot drop non-empty schema '%s'", schema);
     return rc;
@@ -85,12 +109,12 @@ int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, 
 
 int catalog_iceberg_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n,
                                  sqe_error *err) {
-    return ice_sqlite_list_namespaces(c->iceberg, NULL, a, names, n, err);
+    return BK(c)->list_namespaces(c->iceberg->impl, NULL, a, names, n, err);
 }
 
 int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char ***names,
                                 uint32_t *n, sqe_error *err) {
-    int rc = ice_sqlite_list_tables(c->iceberg, schema, a, names, n, err);
+    int rc = BK(c)->list_tables(c->iceberg->impl, schema, a, names, n, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
     return rc;
@@ -129,7 +153,7 @@ int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, 
     char *location = NULL;
     ice_metadata *meta = NULL;
     int rc = ref ? SQE_OK : err_nomem(err, "Iceberg table");
-    if (!rc) rc = ice_sqlite_load_table(c->iceberg, schema, name, &a, &location, &meta, err);
+    if (!rc) rc = BK(c)->load_table(c->iceberg->impl, schema, name, &a, &location, &meta, err);
     if (rc) {
         arena_destroy(&a);
         if (rc == SQE_ERR_TABLE_NOT_FOUND) {
@@ -172,9 +196,45 @@ int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, 
     return SQE_OK;
 }
 
+/* Is location inside the warehouse root (a table the catalog manages)? */
+static bool under_warehouse(catalog *c, const char *location) {
+    const char *root = io_local_path(BK(c)->warehouse(c->iceberg->impl));
+    const char *loc = io_local_path(location);
+    size_t n = strlen(root);
+    return n > 1 && strncmp(loc, root, n) == 0 && loc[n] == '/';
+}
+
+/* The files of the table that a purge deletes, in s (errors: the table's files cannot be
+ * listed; nothing is dropped then). */
+static int purge_list(catalog *c, const char *schema, const char *name, arena *a,
+                      ice_path_set *s, bool *managed, sqe_error *err) {
+    char *location;
+    ice_metadata *meta;
+    SQE_TRY(BK(c)->load_table(c->iceberg->impl, schema, name, a, &location, &meta, err));
+    *managed = meta->location && under_warehouse(c, meta->location);
+    if (!*managed) return SQE_OK;
+    return ice_reachable_add_table(s, meta, location, err);
+}
+
 int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
                                bool purge, sqe_error *err) {
-    int rc = ice_sqlite_drop_table(c->iceberg, schema, name, purge, err);
+    arena a;
+    arena_init(&a, NULL);
+    ice_path_set files;
+    ice_path_set_init(&files, &a);
+    bool managed = false;
+    if (purge) {
+        int prc = purge_list(c, schema, name, &a, &files, &managed, err);
+        if (prc && prc != SQE_ERR_TABLE_NOT_FOUND) {
+            arena_destroy(&a);
+            return prc;
+        }
+    }
+    int rc = BK(c)->drop_table(c->iceberg->impl, schema, name, err);
+    if (rc == SQE_OK && managed) /* the table is gone from the catalog: now its files */
+        for (uint32_t i = 0; i < files.cap; i++)
+            if (files.slots[i]) io_remove(files.slots[i], NULL);
+    arena_destroy(&a);
     if (rc == SQE_ERR_TABLE_NOT_FOUND) {
         if (if_exists) return SQE_OK;
         return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist", c->name,
@@ -185,7 +245,7 @@ int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name,
 
 int catalog_iceberg_default_location(catalog *c, const char *schema, const char *name, arena *a,
                                      char **out, sqe_error *err) {
-    int rc = ice_sqlite_default_table_location(c->iceberg, schema, name, a, out, err);
+    int rc = BK(c)->default_table_location(c->iceberg->impl, schema, name, a, out, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
                        schema);
@@ -205,7 +265,7 @@ int catalog_iceberg_create_table(catalog *c, const char *schema, const char *nam
         rc = catalog_iceberg_default_location(c, schema, name, &a, &loc, err);
         if (!rc) m->location = loc;
     }
-    if (!rc) rc = ice_sqlite_create_table(c->iceberg, schema, name, m, &a, NULL, err);
+    if (!rc) rc = BK(c)->create_table(c->iceberg->impl, schema, name, m, &a, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
         rc = if_not_exists ? SQE_OK
                            : err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
@@ -225,7 +285,7 @@ int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_meta
                            sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
-    int rc = ice_sqlite_commit(c->iceberg, base->ns, base->name, base->metadata_location, new_meta,
+    int rc = BK(c)->commit(c->iceberg->impl, base->ns, base->name, base->metadata_location, new_meta,
                                &a, NULL, err);
     arena_destroy(&a);
     return rc;

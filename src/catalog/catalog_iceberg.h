@@ -1,7 +1,7 @@
 /*
  * catalog_iceberg.h: a catalog (catalog.h) whose schemas are Iceberg namespaces and whose tables
- * are Iceberg tables, kept by an Iceberg catalog backend (the embedded SQLite catalog now; the
- * REST catalog later).
+ * are Iceberg tables, kept by an Iceberg catalog backend (ice_backend.h: the embedded SQLite
+ * catalog now; the REST catalog later).
  *
  * The generic catalog functions (catalog_list_schemas, catalog_get_table, catalog_drop_table,
  * ...) dispatch here when the catalog has a backend (catalog.iceberg != NULL). A table looked up
@@ -17,6 +17,7 @@
 #define SQE_CATALOG_CATALOG_ICEBERG_H
 
 #include "catalog/catalog.h"
+#include "catalog/ice_backend.h"
 #include "catalog/ice_sqlite.h"
 #include "iceberg/metadata.h"
 
@@ -34,9 +35,15 @@ typedef struct ice_table_ref {
  * when missing. On success the caller owns *out (catalog_destroy). */
 int catalog_open_iceberg(const char *name, const char *db_path, const char *warehouse,
                          mem_tracker *tracker, catalog **out, sqe_error *err);
+/* An Iceberg catalog named name over any backend (taken over: closed with the catalog, also on
+ * error). On success the caller owns *out (catalog_destroy). */
+int catalog_open_iceberg_backend(const char *name, ice_backend *backend, mem_tracker *tracker,
+                                 catalog **out, sqe_error *err);
 
-/* The backend of an Iceberg catalog (NULL for a memory catalog). Owned by c. */
-ice_sqlite *catalog_iceberg_backend(catalog *c);
+/* Renames table schema.name to to_schema.to_name (the catalog entry; files stay).
+ * TABLE_NOT_FOUND, SCHEMA_NOT_FOUND, ALREADY_EXISTS as the backend reports them. */
+int catalog_iceberg_rename_table(catalog *c, const char *schema, const char *name,
+                                 const char *to_schema, const char *to_name, sqe_error *err);
 
 /* Creates table schema.name from metadata m (m->location empty or NULL: the default location
  * is filled in). ALREADY_EXISTS unless if_not_exists (then *created = false, SQE_OK).
@@ -68,6 +75,8 @@ int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char *
                                 uint32_t *n, sqe_error *err);
 int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
                               sqe_error *err);
+/* Drops the table; purge also deletes its files when it lives inside the warehouse (after the
+ * catalog row is gone; deletion errors are ignored: leftovers are orphans). */
 int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
                                bool purge, sqe_error *err);
 /* Frees the Iceberg part of a table (called when its last reference goes). */

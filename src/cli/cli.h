@@ -21,6 +21,8 @@
 int cli_sql_main(int argc, char **argv);
 int cli_version_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
+int cli_config_main(int argc, char **argv);
+int cli_passwd_main(int argc, char **argv);
 
 /* ---- sessions ----------------------------------------------------------------------------- */
 

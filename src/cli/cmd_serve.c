@@ -1,19 +1,26 @@
 /*
- * cmd_serve.c: `sqe serve`: the coordinator process. For now it opens the embedded database and
- * serves the Trino client protocol on loopback.
+ * cmd_serve.c: `sqe serve`: the coordinator process. Loads the configuration, builds the server
+ * core (authentication, sessions, limits, health), opens the database and serves the Trino HTTP
+ * protocol (and Arrow Flight SQL when built with it) until SIGTERM or SIGINT, then drains.
  *
- *   sqe serve [--bind ADDR] [--trino-port N] [--threads N] [--http-threads N]
- *             [--drain-timeout SECONDS] [--max-sql-bytes N]
- *
- * SIGTERM or SIGINT starts a graceful shutdown: new statements are refused, running queries keep
- * going and their clients keep fetching until they are done or the drain deadline passes; then
- * the server stops.
+ *   sqe serve [--config FILE] [--bind ADDR] [--trino-port N] [--flight-port N]
+ *             [--health-port N] [--threads N] [--http-threads N] [--drain-timeout SECONDS]
+ *             [--max-sql-bytes N] [--request-timeout SECONDS]
  *
  * INTERFACE: cli_serve_main.
- * NOTES: the options live in serve_options, which the TOML configuration ([coordinator]) will
- * fill later. Without authentication the server refuses non-loopback addresses. Signals are
- * blocked in every thread (set before any thread starts) and taken synchronously with sigwait
- * by the main thread, so no handler runs inside the engine or libmicrohttpd.
+ * NOTES:
+ * - Configuration: defaults (embedded: loopback only, anonymous from loopback only) -> the file
+ *   of --config -> SQE_<SECTION>__<KEY> environment variables -> command-line flags. Errors stop
+ *   startup with file, line and key (config.h formats them); exit status 2.
+ * - Startup order: core (users file, sessions) -> database -> listeners -> ready. /readyz says
+ *   503 "starting" until every listener is up and 503 "draining" once a signal arrived.
+ * - Signals are blocked in every thread (set before any thread starts) and taken synchronously
+ *   with sigwait by the main thread, so no handler runs inside the engine or libmicrohttpd.
+ * - [metrics] health_port: a listener of its own for /healthz and /readyz. If the port comes
+ *   only from the defaults and is busy, startup goes on with a warning (two embedded servers on
+ *   one machine must not fail); a configured port that is busy is an error.
+ * - Flight SQL: started when the build defines SQE_WITH_FLIGHT (src/server/flight builds and
+ *   links); otherwise a configured flight_sql_port is reported as not available.
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,30 +31,43 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "common/config.h"
+#include "server/core/srv_core.h"
 #include "server/trino/trino_server.h"
+#ifdef SQE_WITH_FLIGHT
+#include "server/flight/flight_server.h"
+#endif
 
-typedef struct serve_options {
-    trino_server_options trino;
-    int threads;              /* engine worker threads; 0 = one per core */
-    uint32_t drain_timeout_s; /* graceful shutdown deadline */
-} serve_options;
+/* Command-line flags; -1 / NULL = not given (the configuration decides). */
+typedef struct serve_flags {
+    const char *config_path;
+    const char *bind;
+    long trino_port, flight_port, health_port;
+    long threads, http_threads, drain_timeout_s, max_sql_bytes, request_timeout_s;
+} serve_flags;
 
 static const char serve_usage[] =
-    "usage: sqe serve [options]\n"
+    "usage: sqe serve [--config FILE] [options]\n"
     "\n"
-    "Serves the embedded in-memory database over the Trino client protocol (HTTP).\n"
+    "Runs the coordinator: the Trino HTTP protocol (and Arrow Flight SQL when built with it)\n"
+    "over the database described by the configuration.\n"
     "\n"
-    "options:\n"
-    "      --bind ADDR           address to listen on (default 127.0.0.1; loopback only for now)\n"
-    "      --trino-port N        Trino HTTP port (default 8080; 0 = any free port)\n"
-    "      --threads N           engine worker threads (default: one per core)\n"
+    "options (each overrides the configuration file and the environment):\n"
+    "      --config FILE         configuration file (TOML; see docs/configuration.md)\n"
+    "      --bind ADDR           address to listen on ([coordinator] bind_address)\n"
+    "      --trino-port N        Trino HTTP port; 0 = any free port ([coordinator] trino_http_port)\n"
+    "      --flight-port N       Flight SQL port; 0 disables ([coordinator] flight_sql_port)\n"
+    "      --health-port N       /healthz and /readyz listener; 0 disables ([metrics] health_port)\n"
+    "      --threads N           engine worker threads; 0 = one per core ([coordinator] threads)\n"
     "      --http-threads N      HTTP thread pool size (default: max(8, 2 x cores))\n"
-    "      --drain-timeout SEC   graceful shutdown deadline in seconds (default 30)\n"
-    "      --max-sql-bytes N     largest statement accepted (default 1048576)\n"
+    "      --drain-timeout SEC   graceful shutdown deadline ([coordinator] shutdown_drain)\n"
+    "      --max-sql-bytes N     largest statement accepted ([query] max_sql_bytes)\n"
+    "      --request-timeout SEC a request's headers and body must arrive within this (30)\n"
     "  -h, --help                show this help\n"
     "\n"
+    "Environment: SQE_<SECTION>__<KEY>, e.g. SQE_QUERY__TIMEOUT=30s.\n"
     "SIGTERM or SIGINT drains: new statements are refused, running ones finish (up to the\n"
-    "deadline), then the server exits. Connect with any Trino client, e.g.\n"
+    "deadline), then the server exits 0. Connect with any Trino client, e.g.\n"
     "  trino --server http://127.0.0.1:8080 --user me\n";
 
 /* Matches "--name VALUE" or "--name=VALUE". Returns 1 and sets *value when it matches, -1 when
@@ -65,32 +85,31 @@ static int option_value(int argc, char **argv, int *i, const char *name, const c
     return 1;
 }
 
-static int parse_uint(const char *text, unsigned long long max, unsigned long long *out) {
+static int parse_uint(const char *text, unsigned long long max, long *out) {
     if (!text || !*text || strspn(text, "0123456789") != strlen(text)) return -1;
     errno = 0;
     unsigned long long v = strtoull(text, NULL, 10);
     if (errno || v > max) return -1;
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
-static int is_loopback(const char *addr) {
-    return strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0;
-}
-
-/* Parses the options; returns 0, 2 after a usage error, or 3 for --help. */
-static int parse_options(int argc, char **argv, serve_options *opt) {
-    trino_server_options_init(&opt->trino);
-    opt->threads = 0;
-    opt->drain_timeout_s = 30;
+/* Parses the flags; returns 0, 2 after a usage error, or 3 for --help. */
+static int parse_flags(int argc, char **argv, serve_flags *f) {
+    memset(f, 0, sizeof *f);
+    f->trino_port = f->flight_port = f->health_port = -1;
+    f->threads = f->http_threads = f->drain_timeout_s = f->max_sql_bytes = -1;
+    f->request_timeout_s = -1;
+    static const char *const names[] = {
+        "--config",        "--bind",          "--trino-port",    "--flight-port",
+        "--health-port",   "--threads",       "--http-threads",  "--drain-timeout",
+        "--max-sql-bytes", "--request-timeout"};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             fputs(serve_usage, stdout);
             return 3;
         }
-        static const char *const names[] = {"--bind",         "--trino-port",    "--threads",
-                                             "--http-threads", "--drain-timeout", "--max-sql-bytes"};
         int which = -1, m = 0;
         for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++) {
             m = option_value(argc, argv, &i, names[k], &value);
@@ -107,48 +126,101 @@ static int parse_options(int argc, char **argv, serve_options *opt) {
             fprintf(stderr, "sqe serve: unknown option '%s'\n\n%s", arg, serve_usage);
             return 2;
         }
-        unsigned long long v = 0;
+        int bad = 0;
         switch (which) {
-        case 0:
-            if (!is_loopback(value)) {
-                fprintf(stderr, "sqe serve: --bind %s: only loopback addresses (127.x.x.x, ::1) "
-                                "are allowed until authentication is configured\n", value);
-                return 2;
-            }
-            opt->trino.bind_address = value;
-            continue;
-        case 1:
-            if (parse_uint(value, 65535, &v)) break;
-            opt->trino.port = (uint16_t)v;
-            continue;
-        case 2:
-            if (parse_uint(value, 1024, &v)) break;
-            opt->threads = (int)v;
-            continue;
-        case 3:
-            if (parse_uint(value, 1024, &v)) break;
-            opt->trino.http_threads = (uint32_t)v;
-            continue;
-        case 4:
-            if (parse_uint(value, 86400, &v)) break;
-            opt->drain_timeout_s = (uint32_t)v;
-            continue;
-        case 5:
-            if (parse_uint(value, (unsigned long long)1 << 30, &v) || v == 0) break;
-            opt->trino.max_sql_bytes = (size_t)v;
-            continue;
+        case 0: f->config_path = value; break;
+        case 1: f->bind = value; break;
+        case 2: bad = parse_uint(value, 65535, &f->trino_port); break;
+        case 3: bad = parse_uint(value, 65535, &f->flight_port); break;
+        case 4: bad = parse_uint(value, 65535, &f->health_port); break;
+        case 5: bad = parse_uint(value, 4096, &f->threads); break;
+        case 6: bad = parse_uint(value, 1024, &f->http_threads); break;
+        case 7: bad = parse_uint(value, 86400, &f->drain_timeout_s); break;
+        case 8:
+            bad = parse_uint(value, (unsigned long long)1 << 30, &f->max_sql_bytes) ||
+                  f->max_sql_bytes == 0;
+            break;
+        case 9:
+            bad = parse_uint(value, 3600, &f->request_timeout_s) || f->request_timeout_s == 0;
+            break;
         }
-        fprintf(stderr, "sqe serve: invalid value '%s' for %s\n", value, names[which]);
-        return 2;
+        if (bad) {
+            fprintf(stderr, "sqe serve: invalid value '%s' for %s\n", value, names[which]);
+            return 2;
+        }
     }
     return 0;
 }
 
+/* The flags win over the file and the environment. Returns 0 or 2 (message printed). */
+static int apply_flags(const serve_flags *f, config *cfg) {
+    config_coordinator *co = &cfg->coordinator;
+    if (f->bind) {
+        char *b = arena_strdup(&cfg->arena, f->bind);
+        if (!b) return 2;
+        co->bind_address = b;
+    }
+    if (f->trino_port >= 0) co->trino_http_port = (int)f->trino_port;
+    if (f->flight_port >= 0) co->flight_sql_port = (int)f->flight_port;
+    if (f->health_port >= 0) cfg->metrics.health_port = (int)f->health_port;
+    if (f->threads >= 0) co->threads = f->threads;
+    if (f->drain_timeout_s >= 0) co->shutdown_drain_ms = (int64_t)f->drain_timeout_s * 1000;
+    if (f->max_sql_bytes > 0) cfg->query.max_sql_bytes = f->max_sql_bytes;
+    return 0;
+}
+
+/* "host:port" for log lines (IPv6 in brackets). */
+static void endpoint(const char *addr, unsigned port, char *buf, size_t n) {
+    bool v6 = strchr(addr, ':') != NULL;
+    snprintf(buf, n, "%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "", port);
+}
+
+/* The key's origin is the defaults (not the file, not the environment). */
+static bool from_default(const config *cfg, const char *section, const char *name) {
+    size_t n;
+    const config_key *keys = config_keys(&n);
+    for (size_t i = 0; i < n && i < CONFIG_MAX_KEYS; i++)
+        if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
+            return cfg->origin[i].source == CONFIG_DEFAULT;
+    return true;
+}
+
 int cli_serve_main(int argc, char **argv) {
-    serve_options opt;
-    int prc = parse_options(argc, argv, &opt);
+    serve_flags flags;
+    int prc = parse_flags(argc, argv, &flags);
     if (prc == 3) return 0;
     if (prc) return prc;
+
+    config cfg;
+    sqe_error err;
+    memset(&err, 0, sizeof err);
+    if (config_load(&cfg, flags.config_path, NULL, &err) != SQE_OK) {
+        fprintf(stderr, "sqe serve: configuration error: %s\n", err.message);
+        return 2;
+    }
+    if (apply_flags(&flags, &cfg)) {
+        fprintf(stderr, "sqe serve: out of memory\n");
+        config_reset(&cfg);
+        return 1;
+    }
+    bool health_port_defaulted = flags.health_port < 0 && from_default(&cfg, "metrics", "health_port");
+    if (config_validate(&cfg, &err) != SQE_OK) { /* the flags may clash (ports) */
+        fprintf(stderr, "sqe serve: configuration error: %s\n", err.message);
+        config_reset(&cfg);
+        return 2;
+    }
+    const config_coordinator *co = &cfg.coordinator;
+    if (*co->tls.ca_file) {
+        fprintf(stderr, "sqe serve: configuration error: [coordinator.tls] ca_file: client "
+                        "certificates are not supported yet; remove ca_file\n");
+        config_reset(&cfg);
+        return 2;
+    }
+    bool anonymous = !strcmp(cfg.auth.mode, "anonymous");
+    if (anonymous && !cfg.auth.anonymous_loopback_only &&
+        strncmp(co->bind_address, "127.", 4) != 0 && strcmp(co->bind_address, "::1") != 0)
+        fprintf(stderr, "sqe serve: WARNING: anonymous access from any address on %s "
+                        "([auth] anonymous_loopback_only = false)\n", co->bind_address);
 
     /* Block the shutdown signals before any thread exists: every thread inherits the mask and
      * only sigwait below receives them. */
@@ -159,38 +231,163 @@ int cli_serve_main(int argc, char **argv) {
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    sqe_error err;
-    memset(&err, 0, sizeof err);
-    sqe_db_options dbo = {.threads = opt.threads, .memory_limit = 0};
+    int status = 1;
+    srv_core *core = NULL;
     sqe_db *db = NULL;
+    trino_server *trino = NULL;
+    health_server *health = NULL;
+#ifdef SQE_WITH_FLIGHT
+    flight_server *flight = NULL;
+#endif
+    char warehouse[4096], catalog_db[4096], where[320];
+
+    if (srv_core_create(&cfg, &core, &err) != SQE_OK) {
+        fprintf(stderr, "sqe serve: %s\n", err.message);
+        goto out;
+    }
+    health_state *hs = srv_core_health(core);
+
+    /* the database, with the default Iceberg catalog of [catalog] */
+    sqe_db_options dbo;
+    memset(&dbo, 0, sizeof dbo);
+    dbo.threads = (int)co->threads;
+    dbo.memory_limit = (uint64_t)co->memory_limit;
+    if (!strcmp(cfg.catalog.type, "sqlite")) {
+        if (*cfg.catalog.warehouse)
+            snprintf(warehouse, sizeof warehouse, "%s", cfg.catalog.warehouse);
+        else
+            snprintf(warehouse, sizeof warehouse, "%s/warehouse", co->data_dir);
+        if (*cfg.catalog.uri)
+            snprintf(catalog_db, sizeof catalog_db, "%s", cfg.catalog.uri);
+        else
+            snprintf(catalog_db, sizeof catalog_db, "%s/catalog.db", co->data_dir);
+        dbo.warehouse = warehouse;
+        dbo.catalog_db = catalog_db;
+        dbo.catalog_name = cfg.catalog.name;
+    } else if (!strcmp(cfg.catalog.type, "rest")) {
+        fprintf(stderr, "sqe serve: [catalog] type = \"rest\" is not supported by this build yet; "
+                        "serving the in-memory catalog only\n");
+    }
     if (sqe_db_open(&dbo, &db, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: cannot open the database: %s\n", err.message);
-        return 1;
+        goto out;
     }
-    trino_server *srv = NULL;
-    if (trino_server_create(db, &opt.trino, &srv, &err) != SQE_OK) {
-        fprintf(stderr, "sqe serve: Trino HTTP: %s\n", err.message);
-        sqe_db_close(db);
-        return 1;
+
+    if (co->trino_http_port) {
+        trino_server_options to;
+        trino_server_options_init(&to);
+        to.bind_address = co->bind_address;
+        to.port = (uint16_t)co->trino_http_port;
+        if (flags.http_threads >= 0) to.http_threads = (uint32_t)flags.http_threads;
+        to.max_sql_bytes = cfg.query.max_sql_bytes > 0 ? (size_t)cfg.query.max_sql_bytes
+                                                       : (size_t)1 << 30;
+        to.idle_timeout_ms = cfg.query.stream_idle_timeout_ms > 0
+                                 ? (uint32_t)(cfg.query.stream_idle_timeout_ms > UINT32_MAX
+                                                  ? UINT32_MAX
+                                                  : cfg.query.stream_idle_timeout_ms)
+                                 : UINT32_MAX;
+        if (cfg.query.max_concurrent > 0 && cfg.query.max_concurrent < 256)
+            to.max_running = (uint32_t)cfg.query.max_concurrent;
+        else
+            to.max_running = 256;
+        to.hooks = srv_core_hooks(core);
+        to.health = hs;
+        to.tls_cert_file = co->tls.cert_file;
+        to.tls_key_file = co->tls.key_file;
+        if (flags.request_timeout_s > 0) to.request_timeout_ms = (uint32_t)flags.request_timeout_s * 1000;
+        if (trino_server_create(db, &to, &trino, &err) != SQE_OK) {
+            fprintf(stderr, "sqe serve: Trino HTTP: %s\n", err.message);
+            goto out;
+        }
+        endpoint(co->bind_address, trino_server_port(trino), where, sizeof where);
+        fprintf(stderr, "sqe serve: Trino protocol on %s://%s\n", *co->tls.cert_file ? "https" : "http",
+                where);
     }
-    const char *addr = opt.trino.bind_address;
-    fprintf(stderr, "sqe serve: Trino protocol on http://%s%s%s:%u (anonymous, loopback only)\n",
-            strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
-            trino_server_port(srv));
+
+    if (co->flight_sql_port) {
+#ifdef SQE_WITH_FLIGHT
+        flight_server_options fo;
+        flight_server_options_init(&fo);
+        fo.bind_address = co->bind_address;
+        fo.port = (uint16_t)co->flight_sql_port;
+        fo.tls_cert_path = *co->tls.cert_file ? co->tls.cert_file : NULL;
+        fo.tls_key_path = *co->tls.key_file ? co->tls.key_file : NULL;
+        fo.hooks = *srv_core_hooks(core);
+        if (flight_server_create(db, &fo, &flight, &err) != SQE_OK) {
+            fprintf(stderr, "sqe serve: Flight SQL: %s\n", err.message);
+            goto out;
+        }
+        endpoint(co->bind_address, flight_server_port(flight), where, sizeof where);
+        fprintf(stderr, "sqe serve: Flight SQL on grpc%s://%s\n", *co->tls.cert_file ? "+tls" : "",
+                where);
+#else
+        /* FLIGHT: this build has no Flight SQL server (src/server/flight is compiled in when the
+         * build defines SQE_WITH_FLIGHT); the Trino listener serves alone. */
+        if (!from_default(&cfg, "coordinator", "flight_sql_port") || flags.flight_port > 0)
+            fprintf(stderr, "sqe serve: Flight SQL (port %d) is not available in this build\n",
+                    co->flight_sql_port);
+#endif
+    }
+
+    if (cfg.metrics.health_port) {
+        if (health_server_create(co->bind_address, (uint16_t)cfg.metrics.health_port, hs, &health,
+                                 &err) != SQE_OK) {
+            if (!health_port_defaulted) {
+                fprintf(stderr, "sqe serve: [metrics] health_port: %s\n", err.message);
+                goto out;
+            }
+            fprintf(stderr, "sqe serve: health listener not started (default port %d busy); "
+                            "/healthz and /readyz stay on the Trino port\n",
+                    cfg.metrics.health_port);
+        } else {
+            endpoint(co->bind_address, health_server_port(health), where, sizeof where);
+            fprintf(stderr, "sqe serve: health on http://%s/healthz and /readyz\n", where);
+        }
+    }
+
+    {
+        uint32_t n = auth_chain_count(srv_core_auth(core));
+        fprintf(stderr, "sqe serve: authentication:");
+        for (uint32_t i = 0; i < n; i++)
+            fprintf(stderr, " %s%s", auth_chain_name(srv_core_auth(core), i),
+                    !strcmp(auth_chain_name(srv_core_auth(core), i), "anonymous") &&
+                            cfg.auth.anonymous_loopback_only
+                        ? " (loopback only)"
+                        : "");
+        fprintf(stderr, "; sessions: %s\n", cfg.session.persistence);
+    }
+    health_set(hs, HEALTH_READY);
+    fprintf(stderr, "sqe serve: ready\n");
     fflush(stderr);
 
     int sig = 0;
     while (sigwait(&set, &sig) != 0) {
     }
-    fprintf(stderr, "sqe serve: %s received, draining (up to %u s)\n",
-            sig == SIGTERM ? "SIGTERM" : "SIGINT", opt.drain_timeout_s);
+    uint32_t drain_ms = (uint32_t)(co->shutdown_drain_ms > UINT32_MAX ? UINT32_MAX
+                                                                      : co->shutdown_drain_ms);
+    fprintf(stderr, "sqe serve: %s received, draining (up to %u ms)\n",
+            sig == SIGTERM ? "SIGTERM" : "SIGINT", drain_ms);
     fflush(stderr);
+    health_set(hs, HEALTH_DRAINING);
 
-    uint32_t left = trino_server_drain(srv, opt.drain_timeout_s * 1000);
+    uint32_t left = 0;
+#ifdef SQE_WITH_FLIGHT
+    if (flight) left += flight_server_drain(flight, drain_ms);
+#endif
+    if (trino) left += trino_server_drain(trino, drain_ms);
     if (left)
         fprintf(stderr, "sqe serve: %u queries still running at the deadline; canceling\n", left);
-    trino_server_destroy(srv);
+    status = 0;
+
+out:
+#ifdef SQE_WITH_FLIGHT
+    flight_server_destroy(flight);
+#endif
+    trino_server_destroy(trino);
+    health_server_destroy(health);
     sqe_db_close(db);
-    fprintf(stderr, "sqe serve: stopped\n");
-    return 0;
+    srv_core_destroy(core);
+    config_reset(&cfg);
+    if (status == 0) fprintf(stderr, "sqe serve: stopped\n");
+    return status;
 }

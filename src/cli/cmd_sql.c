@@ -45,7 +45,8 @@ static const char sql_usage[] =
     "\n"
     "options:\n"
     "      --warehouse DIR  Iceberg warehouse directory; its catalog is DIR/catalog.db\n"
-    "                       (default: $SQE_WAREHOUSE, else ~/.sqe/warehouse)\n"
+    "                       (default: $SQE_WAREHOUSE, else ~/.sqe/warehouse with the\n"
+    "                       catalog in ~/.sqe/catalog.db, as `sqe serve` uses them)\n"
     "      --memory         no warehouse: only the in-memory catalog (session default)\n"
     "  -e, --execute SQL    run SQL, one or more statements (repeatable)\n"
     "  -f, --file FILE      run the statements in FILE, '-' for stdin (repeatable)\n"
@@ -166,21 +167,28 @@ int cli_sql_main(int argc, char **argv) {
     sqe_db_options db_opts;
     memset(&db_opts, 0, sizeof db_opts);
     db_opts.threads = opt.threads;
-    char *default_warehouse = NULL;
+    /* The embedded default is the one `sqe serve` uses: ~/.sqe/warehouse with its catalog in
+     * ~/.sqe/catalog.db; --warehouse DIR keeps its catalog in DIR/catalog.db. */
+    char *default_warehouse = NULL, *default_catalog = NULL;
     if (!opt.memory_only) {
         db_opts.warehouse = opt.warehouse ? opt.warehouse : getenv("SQE_WAREHOUSE");
         if (!db_opts.warehouse || !*db_opts.warehouse) {
             const char *home = getenv("HOME");
             size_t n = home ? strlen(home) + sizeof "/.sqe/warehouse" : 0;
-            if (home && *home && (default_warehouse = malloc(n)) != NULL)
+            if (home && *home && (default_warehouse = malloc(n)) != NULL &&
+                (default_catalog = malloc(n)) != NULL) {
                 snprintf(default_warehouse, n, "%s/.sqe/warehouse", home);
-            db_opts.warehouse = default_warehouse;
+                snprintf(default_catalog, n, "%s/.sqe/catalog.db", home);
+            }
+            db_opts.warehouse = default_catalog ? default_warehouse : NULL;
+            db_opts.catalog_db = default_catalog;
         }
     }
     sqe_error err;
     memset(&err, 0, sizeof err);
     int open_rc = sqe_db_open(&db_opts, &s.db, &err);
     free(default_warehouse);
+    free(default_catalog);
     if (open_rc != SQE_OK) {
         fprintf(stderr, "Error: cannot open the database: %s\n", err.message);
         free(opt.inputs);

@@ -23,7 +23,10 @@ typedef struct subcommand {
 static const subcommand subcommands[] = {
     {"sql", "[-e SQL]... [-f FILE]... [--format F]", "run SQL statements or an interactive shell",
      cli_sql_main},
-    {"serve", "[--bind ADDR] [--trino-port N]", "serve the Trino HTTP protocol", cli_serve_main},
+    {"serve", "[--config FILE] [options]", "run the server (Trino HTTP, Flight SQL)",
+     cli_serve_main},
+    {"config", "check FILE | show [FILE]", "validate or print a configuration", cli_config_main},
+    {"passwd", "USER", "make a users-file line (password from stdin)", cli_passwd_main},
     {"version", "", "print the version", cli_version_main},
 };
 

@@ -121,9 +121,9 @@ static const config_key keys[] = {
     ENUM("coordinator", "mode", F(coordinator.mode), "hybrid", "local|hybrid|distributed", NULL,
          "local: run every query in-process; hybrid: distribute large scans when workers are "
          "healthy; distributed: always use workers."),
-    STR("coordinator", "data_dir", F(coordinator.data_dir), "sqe-data", 0, NULL, NULL,
+    STR("coordinator", "data_dir", F(coordinator.data_dir), "~/.sqe", 0, NULL, NULL,
         "Directory for the embedded catalog, warehouse, sessions and spill files (relative paths "
-        "are relative to the working directory)."),
+        "are relative to the working directory; a leading ~/ is the user's home)."),
     LIST("coordinator", "worker_urls", F(coordinator.worker_urls), "", check_url,
          "Static seed list of worker Flight URLs; workers also register by heartbeat."),
     STR("coordinator", "worker_secret", F(coordinator.worker_secret), "", CONFIG_SECRET, NULL, NULL,
@@ -1393,10 +1393,24 @@ int config_validate(const config *cfg, sqe_error *err) {
     return SQE_OK;
 }
 
+/* Replaces a leading "~/" of a path setting by $HOME. */
+static int expand_home(config *cfg, const char **path, sqe_error *err) {
+    const char *home = getenv("HOME");
+    if (strncmp(*path, "~/", 2) != 0 || !home || !*home) return SQE_OK;
+    const char *p = arena_sprintf(&cfg->arena, "%s%s", home, *path + 1);
+    if (!p) return err_nomem(err, "configuration");
+    *path = p;
+    return SQE_OK;
+}
+
 int config_load(config *cfg, const char *path, char *const *envp, sqe_error *err) {
     int rc = config_init(cfg, err);
     if (rc == SQE_OK && path) rc = config_load_file(cfg, path, err);
     if (rc == SQE_OK) rc = config_apply_env(cfg, envp, err);
+    if (rc == SQE_OK) rc = expand_home(cfg, &cfg->coordinator.data_dir, err);
+    if (rc == SQE_OK) rc = expand_home(cfg, &cfg->session.dir, err);
+    if (rc == SQE_OK) rc = expand_home(cfg, &cfg->spill.dir, err);
+    if (rc == SQE_OK) rc = expand_home(cfg, &cfg->catalog.warehouse, err);
     if (rc == SQE_OK) rc = config_validate(cfg, err);
     if (rc != SQE_OK) config_reset(cfg);
     return rc;

@@ -35,6 +35,7 @@
 
 #include "common/err.h"
 #include "common/hash.h"
+#include "common/utf8.h"
 
 /* --- parser state ----------------------------------------------------------------------------- */
 
@@ -143,38 +144,7 @@ static const char *describe(parser *p, size_t pos, char *buf, size_t n) {
 
 /* Returns the offset of the first invalid UTF-8 sequence, or len when the text is valid. */
 static size_t utf8_check(const unsigned char *s, size_t len) {
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
-        uint32_t cp;
-        if (c >= 0xC2 && c <= 0xDF) {
-            n = 2;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            n = 3;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 4;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (len - i < n) return i;
-        for (size_t k = 1; k < n; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
-        i += n;
-    }
-    return len;
+    return utf8_valid_prefix((const char *)s, len);
 }
 
 static void utf8_put(strbuf *sb, uint32_t cp) {

@@ -39,23 +39,6 @@ static int at_position(sqe_error *err, int rc, int line, int col) {
     return rc;
 }
 
-static int copy_count_result(int64_t n, sqe_result **out, sqe_error *err) {
-    const char *name = "rows";
-    sqe_type t = type_make(TYPE_BIGINT);
-    SQE_TRY(engine_result_create(1, &name, &t, out, err));
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", (long long)n);
-    const char *cell = buf;
-    int rc = engine_result_add_text_row(*out, &cell, err);
-    if (rc) {
-        sqe_result_destroy(*out);
-        *out = NULL;
-        return rc;
-    }
-    engine_result_set_update_count(*out, n);
-    return SQE_OK;
-}
-
 /* The text of an option value: a bare word as written, else the constant's text. The text is
  * allocated in pctx's arena. */
 static int option_text(sqe_conn *conn, plan_ctx *pctx, const sql_property *prop,
@@ -223,5 +206,5 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
     }
     sqe_result_destroy(r);
     SQE_TRY(rc);
-    return copy_count_result((int64_t)rows, out, err);
+    return engine_result_count((int64_t)rows, out, err);
 }

@@ -23,23 +23,6 @@
 
 static int ok_result(sqe_result **out, sqe_error *err) { return engine_result_create(0, NULL, NULL, out, err); }
 
-static int count_result(int64_t n, sqe_result **out, sqe_error *err) {
-    const char *name = "rows";
-    sqe_type t = type_make(TYPE_BIGINT);
-    SQE_TRY(engine_result_create(1, &name, &t, out, err));
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", (long long)n);
-    const char *cell = buf;
-    int rc = engine_result_add_text_row(*out, &cell, err);
-    if (rc) {
-        sqe_result_destroy(*out);
-        *out = NULL;
-        return rc;
-    }
-    engine_result_set_update_count(*out, n);
-    return SQE_OK;
-}
-
 static int resolve_table(sqe_conn *conn, const sql_qname *name, catalog **cat, const char **schema,
                          const char **table, sqe_error *err) {
     bind_env env;
@@ -224,7 +207,7 @@ static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     free(cols);
     cat_table_unref(t);
     SQE_TRY(rc);
-    return count_result(rows, out, err);
+    return engine_result_count(rows, out, err);
 }
 
 static int create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
@@ -358,7 +341,7 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     arena_destroy(&a);
     if (rc || exists) {
         SQE_TRY(rc);
-        return count_result(0, out, err);
+        return engine_result_count(0, out, err);
     }
     int64_t rows = 0;
     if (st->u.create_table_as.with_data) {
@@ -370,7 +353,7 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
         catalog_drop_table(cat, schema, name, true, NULL);
         return rc;
     }
-    return count_result(rows, out, err);
+    return engine_result_count(rows, out, err);
 }
 
 /* --- views ---------------------------------------------------------------------------------- */
@@ -464,59 +447,6 @@ static int drop_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_e
 /* --- DELETE / UPDATE: rewrite the table through a query ------------------------------------ */
 
 /* Builds the AST of `SELECT <items> FROM <table>` in arena a. */
-static sql_query *select_from_table(arena *a, const sql_qname *table, sql_select_item *items,
-                                    int n_items, sql_expr *where) {
-    sql_query *q = ARENA_NEW(a, sql_query);
-    sql_relation *rel = ARENA_NEW(a, sql_relation);
-    sql_relation **from = ARENA_ARRAY(a, sql_relation *, 1);
-    if (!q || !rel || !from) return NULL;
-    rel->kind = SQL_REL_TABLE;
-    rel->u.table.name = *table;
-    from[0] = rel;
-    q->kind = SQL_QUERY_SELECT;
-    q->u.select.items = items;
-    q->u.select.n_items = n_items;
-    q->u.select.from = from;
-    q->u.select.n_from = 1;
-    q->u.select.where = where;
-    return q;
-}
-
-static sql_expr *ast_name(arena *a, const char *name) {
-    sql_expr *e = ARENA_NEW(a, sql_expr);
-    sql_ident *id = ARENA_NEW(a, sql_ident);
-    if (!e || !id) return NULL;
-    id->name = name;
-    id->text = name;
-    id->quoted = true;
-    e->kind = SQL_EXPR_NAME;
-    e->u.name.parts = id;
-    e->u.name.n_parts = 1;
-    return e;
-}
-
-/* cond IS TRUE as COALESCE(cond, false) */
-static sql_expr *ast_is_true(arena *a, sql_expr *cond) {
-    sql_expr *f = ARENA_NEW(a, sql_expr);
-    sql_expr *call = ARENA_NEW(a, sql_expr);
-    sql_ident *fname = ARENA_NEW(a, sql_ident);
-    sql_expr **args = ARENA_ARRAY(a, sql_expr *, 2);
-    if (!f || !call || !fname || !args) return NULL;
-    f->kind = SQL_EXPR_BOOL;
-    f->u.bool_value = false;
-    fname->name = fname->text = "coalesce";
-    args[0] = cond;
-    args[1] = f;
-    call->kind = SQL_EXPR_CALL;
-    call->line = cond->line;
-    call->col = cond->col;
-    call->u.call.name.parts = fname;
-    call->u.call.name.n_parts = 1;
-    call->u.call.args.items = args;
-    call->u.call.args.n = 2;
-    return call;
-}
-
 static int rewrite_table(sqe_conn *conn, cat_table *t, sql_query *q, const vec *const *params,
                          uint32_t n_params, sqe_error *err) {
     insert_target it = {t, NULL, t->n_columns, 0, 0};
@@ -534,6 +464,14 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     cat_table *t;
     SQE_TRY(get_table_at(conn, &st->u.delete_.table, "Deleting from views is not supported", &cat,
                          &schema, &name, &t, err));
+    if (t->ice) {
+        int64_t n = 0;
+        int irc = engine_ice_delete(conn, t, &st->u.delete_.table, st->u.delete_.where, params,
+                                    n_params, &n, err);
+        cat_table_unref(t);
+        SQE_TRY(irc);
+        return engine_result_count(n, out, err);
+    }
     uint64_t before = t->data.n_rows;
     int rc = SQE_OK;
     if (!st->u.delete_.where) {
@@ -543,7 +481,7 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
         arena_init(&a, NULL);
         sql_select_item *star = ARENA_NEW(&a, sql_select_item);
         sql_expr *keep = ARENA_NEW(&a, sql_expr);
-        sql_expr *is_true = ast_is_true(&a, st->u.delete_.where);
+        sql_expr *is_true = dml_ast_is_true(&a, st->u.delete_.where);
         if (!star || !keep || !is_true) {
             rc = err_nomem(err, "delete");
         } else {
@@ -551,7 +489,7 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
             keep->kind = SQL_EXPR_UNARY;
             keep->u.unary.op = SQL_OP_NOT;
             keep->u.unary.arg = is_true;
-            sql_query *q = select_from_table(&a, &st->u.delete_.table, star, 1, keep);
+            sql_query *q = dml_ast_select(&a, &st->u.delete_.table, star, 1, keep);
             rc = q ? rewrite_table(conn, t, q, params, n_params, err)
                    : err_nomem(err, "delete");
         }
@@ -560,7 +498,7 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     uint64_t after = t->data.n_rows;
     cat_table_unref(t);
     SQE_TRY(rc);
-    return count_result((int64_t)(before - after), out, err);
+    return engine_result_count((int64_t)(before - after), out, err);
 }
 
 static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
@@ -570,22 +508,33 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     cat_table *t;
     SQE_TRY(get_table_at(conn, &st->u.update.table, "Updating views is not supported", &cat,
                          &schema, &name, &t, err));
+    for (int s = 0; s < st->u.update.n_sets; s++) {
+        bool found = false;
+        for (uint32_t c = 0; c < t->n_columns; c++)
+            found = found || strcmp(t->columns[c].name, st->u.update.sets[s].column.name) == 0;
+        if (!found) {
+            cat_table_unref(t);
+            return err_set_at(err, SQE_ERR_COLUMN_NOT_FOUND, st->u.update.sets[s].column.line,
+                              st->u.update.sets[s].column.col, "Column '%s' cannot be resolved",
+                              st->u.update.sets[s].column.text);
+        }
+    }
+    if (t->ice) {
+        int64_t n = 0;
+        int irc = engine_ice_update(conn, t, &st->u.update.table, st->u.update.sets,
+                                    st->u.update.n_sets, st->u.update.where, params, n_params, &n,
+                                    err);
+        cat_table_unref(t);
+        SQE_TRY(irc);
+        return engine_result_count(n, out, err);
+    }
     arena a;
     arena_init(&a, NULL);
     int rc = SQE_OK;
     sql_select_item *items = ARENA_ARRAY(&a, sql_select_item, t->n_columns + 1);
     if (!items) rc = err_nomem(err, "update");
-    for (int s = 0; !rc && s < st->u.update.n_sets; s++) {
-        bool found = false;
-        for (uint32_t c = 0; c < t->n_columns; c++)
-            found = found || strcmp(t->columns[c].name, st->u.update.sets[s].column.name) == 0;
-        if (!found)
-            rc = err_set_at(err, SQE_ERR_COLUMN_NOT_FOUND, st->u.update.sets[s].column.line,
-                            st->u.update.sets[s].column.col, "Column '%s' cannot be resolved",
-                            st->u.update.sets[s].column.text);
-    }
     for (uint32_t c = 0; !rc && c < t->n_columns; c++) {
-        sql_expr *col = ast_name(&a, t->columns[c].name);
+        sql_expr *col = dml_ast_name(&a, t->columns[c].name);
         sql_expr *val = col;
         for (int s = 0; s < st->u.update.n_sets; s++)
             if (strcmp(t->columns[c].name, st->u.update.sets[s].column.name) == 0) {
@@ -609,7 +558,7 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
                 cast->col = v->col;
                 cast->u.cast.arg = v;
                 cast->u.cast.type.text = arena_strdup(&a, tname);
-                w->cond = ast_is_true(&a, st->u.update.where);
+                w->cond = dml_ast_is_true(&a, st->u.update.where);
                 w->result = cast;
                 ce->kind = SQL_EXPR_CASE;
                 ce->u.case_.whens = w;
@@ -623,7 +572,7 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     int64_t changed = 0;
     if (!rc) {
         /* count the rows the WHERE selects */
-        sql_query *q = select_from_table(&a, &st->u.update.table, items, (int)t->n_columns, NULL);
+        sql_query *q = dml_ast_select(&a, &st->u.update.table, items, (int)t->n_columns, NULL);
         if (!q) rc = err_nomem(err, "update");
         if (!rc && st->u.update.where) {
             sqe_result *cr;
@@ -640,8 +589,8 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
                 call->u.call.star = true;
                 cnt->kind = SQL_SELECT_EXPR;
                 cnt->expr = call;
-                sql_query *cq = select_from_table(&a, &st->u.update.table, cnt, 1,
-                                                  ast_is_true(&a, st->u.update.where));
+                sql_query *cq = dml_ast_select(&a, &st->u.update.table, cnt, 1,
+                                                  dml_ast_is_true(&a, st->u.update.where));
                 rc = engine_run_query(conn, cq, params, n_params, false, &cr, err);
                 const sqe_chunk *ch;
                 if (!rc) rc = sqe_result_next(cr, &ch, err);
@@ -656,7 +605,7 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     arena_destroy(&a);
     cat_table_unref(t);
     SQE_TRY(rc);
-    return count_result(changed, out, err);
+    return engine_result_count(changed, out, err);
 }
 
 /* --- schemas, DROP, TRUNCATE, session -------------------------------------------------------- */
@@ -801,8 +750,15 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         cat_table *t;
         SQE_TRY(get_table_at(conn, &st->u.drop.name, "Cannot truncate a view", &cat, &schema, &name,
                              &t, err));
-        cat_table_truncate(t);
+        int rc = SQE_OK;
+        if (t->ice) {
+            int64_t rows;
+            rc = engine_ice_truncate(conn, t, &rows, err);
+        } else {
+            cat_table_truncate(t);
+        }
         cat_table_unref(t);
+        SQE_TRY(rc);
         return ok_result(out, err);
     }
     case SQL_STMT_INSERT:
@@ -818,9 +774,22 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
     case SQL_STMT_RESET_SESSION:
         SQE_TRY(set_session(conn, st, err));
         return ok_result(out, err);
-    case SQL_STMT_ALTER_TABLE:
-        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
-                          "ALTER TABLE is not supported by the memory catalog");
+    case SQL_STMT_ALTER_TABLE: {
+        cat_table *t;
+        int rc = resolve_table(conn, &st->u.alter.table, &cat, &schema, &name, err);
+        if (!rc) rc = catalog_get_table(cat, schema, name, &t, err);
+        if (rc) {
+            if (rc == SQE_ERR_TABLE_NOT_FOUND && st->u.alter.if_exists) return ok_result(out, err);
+            at_name(err, &st->u.alter.table);
+            return rc;
+        }
+        if (t->ice) rc = engine_ice_alter(conn, cat, t, st, params, n_params, err);
+        else rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
+                             "ALTER TABLE is not supported by the memory catalog");
+        cat_table_unref(t);
+        SQE_TRY(rc);
+        return ok_result(out, err);
+    }
     default:
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col, "Statement is not supported");
     }

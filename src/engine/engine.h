@@ -78,6 +78,9 @@ int engine_result_set_columns(sqe_result *r, uint32_t n_cols, const char *const 
 int engine_result_add_text_row(sqe_result *r, const char *const *cells, sqe_error *err);
 /* Appends a bigint/varchar row: cells as text, converted by the column type. */
 int engine_result_set_update_count(sqe_result *r, int64_t n);
+/* The answer of a statement that changed rows (INSERT, DELETE, COPY, ...): one BIGINT column
+ * "rows" holding n, and update count n. On error *out is NULL. */
+int engine_result_count(int64_t n, sqe_result **out, sqe_error *err);
 
 /* The binder environment of a session. */
 void engine_bind_env(sqe_conn *conn, bind_env *env);
@@ -120,7 +123,22 @@ int engine_plan_query_hook_sink(sqe_conn *conn, const sql_query *q, const vec *c
                                 int (*sink)(void *ud, const vec_chunk *chunk, sqe_error *err),
                                 void *sink_ud, sqe_result *r, bound_query *bq, sqe_error *err);
 
-/* ---- Iceberg tables (ice_ddl.c, ice_write.c) --------------------------------------------- */
+/* ---- AST builders for rewritten DML (dml_ast.c): nodes in a; NULL on out-of-memory (also
+ * when an argument is NULL, so calls can nest) -------------------------------------------- */
+
+/* SELECT items FROM table [WHERE where]. */
+sql_query *dml_ast_select(arena *a, const sql_qname *table, sql_select_item *items, int n_items,
+                          sql_expr *where);
+sql_expr *dml_ast_name(arena *a, const char *name);             /* a quoted column name */
+sql_expr *dml_ast_string(arena *a, const char *s);              /* 's' (s borrowed) */
+sql_expr *dml_ast_is_true(arena *a, sql_expr *cond);            /* coalesce(cond, false) */
+sql_expr *dml_ast_not(arena *a, sql_expr *e);
+sql_expr *dml_ast_and(arena *a, sql_expr *x, sql_expr *y);
+sql_expr *dml_ast_in_strings(arena *a, sql_expr *arg, const char *const *values, uint32_t n);
+sql_expr *dml_ast_count_star(arena *a);                         /* count(*) */
+sql_expr *dml_ast_cast(arena *a, sql_expr *v, sqe_type t);      /* CAST(v AS t) */
+
+/* ---- Iceberg tables (ice_ddl.c, ice_write.c, ice_dml.c) ---------------------------------- */
 
 /* CREATE TABLE in an Iceberg catalog: columns (names, SQE types, not_null, comments) and the
  * WITH properties (Trino's Iceberg connector: partitioning, format_version, location, format,
@@ -142,11 +160,34 @@ int ice_insert_sink(void *ud, const vec_chunk *chunk, sqe_error *err);
  * deletes every file written. Frees ins. *rows gets the rows inserted. */
 int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error *err);
 
+/* Row-level statements on Iceberg table t (ice_dml.c): copy-on-write or merge-on-read by the
+ * table's write.delete.mode / write.update.mode. table is the statement's name for t (the
+ * rewritten queries read it again); *rows gets the rows deleted or updated. */
+int engine_ice_delete(sqe_conn *conn, cat_table *t, const sql_qname *table, sql_expr *where,
+                      const vec *const *params, uint32_t n_params, int64_t *rows, sqe_error *err);
+int engine_ice_update(sqe_conn *conn, cat_table *t, const sql_qname *table,
+                      const sql_assignment *sets, int n_sets, sql_expr *where,
+                      const vec *const *params, uint32_t n_params, int64_t *rows,
+                      sqe_error *err);
+/* Removes every file of the table in one snapshot; *rows gets the rows it held. */
+int engine_ice_truncate(sqe_conn *conn, cat_table *t, int64_t *rows, sqe_error *err);
+
 /* Commits change ch to table *t (a reference, replaced by a fresh one when a concurrent commit
  * forces a retry: the change is re-applied on the new version). Files the attempts wrote that
  * did not become part of the table are deleted. *snapshot_id (may be NULL) gets the new
  * snapshot. */
 struct ice_snapshot_change;
+/* Metadata-only commits (schema, spec, properties, refs): edit turns next (a copy of base with
+ * the metadata log updated) into the new version; it is called again on the reloaded table when
+ * a concurrent commit forces a retry. */
+struct ice_metadata;
+typedef int (*engine_ice_edit)(void *ud, arena *a, const struct ice_metadata *base,
+                               struct ice_metadata *next, sqe_error *err);
+int engine_ice_commit_meta(catalog *cat, cat_table **t, engine_ice_edit edit, void *ud,
+                           sqe_error *err);
+/* ALTER TABLE on an Iceberg table (ice_alter.c). */
+int engine_ice_alter(sqe_conn *conn, catalog *cat, cat_table *t, const sql_stmt *st,
+                     const vec *const *params, uint32_t n_params, sqe_error *err);
 int engine_ice_commit(catalog *cat, cat_table **t, struct ice_snapshot_change *ch, arena *a,
                       int64_t *snapshot_id, sqe_error *err);
 

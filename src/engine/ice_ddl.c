@@ -3,7 +3,8 @@
  * partition spec from Trino's `partitioning = ARRAY['day(ts)', 'bucket(id, 16)', ...]`, the
  * format version and table properties, and the first metadata file.
  *
- * INTERFACE: engine_ice_create_table (engine.h).
+ * INTERFACE: engine_ice_create_table (engine.h), engine_ice_read_properties,
+ *   engine_ice_partition_spec (ice_write_int.h).
  * NOTES
  *   Properties follow Trino's Iceberg connector: format ('PARQUET' only), format_version (1-3,
  *   default 2), partitioning, location, sorted_by (refused for now), extra_properties (a map of
@@ -21,6 +22,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
+#include "engine/ice_write_int.h"
 #include "vec/vec_format.h"
 
 /* Evaluates a property value to a constant vector (row 0). */
@@ -82,17 +84,8 @@ static int prop_text(arena *a, const sql_property *prop, const vec *v, const cha
     return *out ? SQE_OK : err_nomem(err, "table properties");
 }
 
-typedef struct table_def {
-    arena *a;
-    int format_version;
-    const char *location;
-    const char **partitioning;       /* partition field texts */
-    uint32_t n_partitioning;
-    ice_kv *props;
-    uint32_t n_props, cap_props;
-} table_def;
 
-static int add_prop(table_def *d, const char *k, const char *v, sqe_error *err) {
+static int add_prop(ice_table_def *d, const char *k, const char *v, sqe_error *err) {
     for (uint32_t i = 0; i < d->n_props; i++)
         if (!strcmp(d->props[i].key, k)) {
             d->props[i].value = v;
@@ -115,8 +108,8 @@ static int bad_prop(const sql_property *p, sqe_error *err, const char *why) {
                       "Invalid value for table property '%s': %s", p->name.text, why);
 }
 
-static int read_properties(sqe_conn *conn, plan_ctx *pctx, const sql_property_list *props,
-                           const vec *const *params, uint32_t n_params, table_def *d,
+int engine_ice_read_properties(sqe_conn *conn, plan_ctx *pctx, const sql_property_list *props,
+                           const vec *const *params, uint32_t n_params, ice_table_def *d,
                            sqe_error *err) {
     for (int i = 0; i < props->n; i++) {
         const sql_property *p = &props->items[i];
@@ -124,11 +117,13 @@ static int read_properties(sqe_conn *conn, plan_ctx *pctx, const sql_property_li
         const vec *v = NULL;
         SQE_TRY(prop_value(conn, pctx, p, params, n_params, &v, err));
         if (!strcmp(name, "partitioning")) {
-            if (v->type.id != TYPE_ARRAY || !type_is_string(v->type.nested->children[0]))
+            if (v->type.id != TYPE_ARRAY || (!type_is_string(v->type.nested->children[0]) &&
+                                          v->type.nested->children[0].id != TYPE_UNKNOWN))
                 return bad_prop(p, err, "expected an array of strings");
             uint32_t ph;
             const vec *f = vec_resolve(v, 0, &ph);
             sqe_list_entry le = VEC_DATA(f, sqe_list_entry)[ph];
+            d->has_partitioning = true;
             d->partitioning = ARENA_ARRAY(d->a, const char *, le.length + 1);
             if (!d->partitioning) return err_nomem(err, "table properties");
             for (uint32_t k = 0; k < le.length; k++) {
@@ -262,8 +257,45 @@ bad:
                    text);
 }
 
+int engine_ice_partition_spec(arena *a, const ice_schema *s, const ice_metadata *m,
+                              const char *const *texts, uint32_t n, ice_partition_spec **out,
+                              sqe_error *err) {
+    ice_partition_spec *spec = ARENA_NEW(a, ice_partition_spec);
+    ice_partition_field *pf = ARENA_ARRAY(a, ice_partition_field, n + 1);
+    if (!spec || !pf) return err_nomem(err, "partitioning");
+    int32_t next_id = m ? m->last_partition_id + 1 : ICE_PARTITION_FIELD_ID_START;
+    if (next_id < ICE_PARTITION_FIELD_ID_START) next_id = ICE_PARTITION_FIELD_ID_START;
+    for (uint32_t i = 0; i < n; i++) {
+        SQE_TRY(parse_partition_field(a, s, texts[i], next_id, &pf[i], err));
+        /* a field some earlier spec already had keeps its id and name (Iceberg Java) */
+        bool reused = false;
+        for (uint32_t k = 0; m && k < m->n_specs && !reused; k++)
+            for (uint32_t j = 0; j < m->specs[k].n_fields && !reused; j++) {
+                const ice_partition_field *old = &m->specs[k].fields[j];
+                if (old->source_id == pf[i].source_id &&
+                    old->transform.kind == pf[i].transform.kind &&
+                    old->transform.param == pf[i].transform.param) {
+                    pf[i].field_id = old->field_id;
+                    pf[i].name = old->name;
+                    reused = true;
+                }
+            }
+        if (!reused) next_id++;
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(pf[j].name, pf[i].name))
+                return err_set(err, SQE_ERR_INVALID_TABLE_PROPERTY,
+                               "Unable to parse partitioning value: duplicate partition field %s",
+                               pf[i].name);
+    }
+    spec->spec_id = 0;
+    spec->n_fields = n;
+    spec->fields = pf;
+    *out = spec;
+    return SQE_OK;
+}
+
 /* The new table's metadata (location filled in by the catalog when not given). */
-static int build_metadata(arena *a, const cat_column *cols, uint32_t n, const table_def *d,
+static int build_metadata(arena *a, const cat_column *cols, uint32_t n, const ice_table_def *d,
                           ice_metadata **out, sqe_error *err) {
     ice_metadata *m = ARENA_NEW(a, ice_metadata);
     ice_schema *s = ARENA_NEW(a, ice_schema);
@@ -289,23 +321,11 @@ static int build_metadata(arena *a, const cat_column *cols, uint32_t n, const ta
     s->type.kind = ICE_TYPE_STRUCT;
     s->type.n_fields = n;
     s->type.fields = fields;
-    ice_partition_spec *spec = ARENA_NEW(a, ice_partition_spec);
-    ice_partition_field *pf = ARENA_ARRAY(a, ice_partition_field, d->n_partitioning + 1);
+    ice_partition_spec *spec;
     ice_sort_order *so = ARENA_NEW(a, ice_sort_order);
     char uuid[37];
-    if (!spec || !pf || !so) return err_nomem(err, "table metadata");
-    for (uint32_t i = 0; i < d->n_partitioning; i++) {
-        SQE_TRY(parse_partition_field(a, s, d->partitioning[i],
-                                      ICE_PARTITION_FIELD_ID_START + (int32_t)i, &pf[i], err));
-        for (uint32_t j = 0; j < i; j++)
-            if (!strcmp(pf[j].name, pf[i].name))
-                return err_set(err, SQE_ERR_INVALID_TABLE_PROPERTY,
-                               "Unable to parse partitioning value: duplicate partition field %s",
-                               pf[i].name);
-    }
-    spec->spec_id = 0;
-    spec->n_fields = d->n_partitioning;
-    spec->fields = pf;
+    if (!so) return err_nomem(err, "table metadata");
+    SQE_TRY(engine_ice_partition_spec(a, s, NULL, d->partitioning, d->n_partitioning, &spec, err));
     SQE_TRY(sqe_uuid_v4(uuid, err));
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -320,8 +340,10 @@ static int build_metadata(arena *a, const cat_column *cols, uint32_t n, const ta
     m->n_specs = 1;
     m->specs = spec;
     m->default_spec_id = 0;
-    m->last_partition_id = d->n_partitioning ? ICE_PARTITION_FIELD_ID_START + (int32_t)d->n_partitioning - 1
-                                             : ICE_PARTITION_FIELD_ID_START - 1;
+    m->last_partition_id = ICE_PARTITION_FIELD_ID_START - 1;
+    for (uint32_t i = 0; i < spec->n_fields; i++)
+        if (spec->fields[i].field_id > m->last_partition_id)
+            m->last_partition_id = spec->fields[i].field_id;
     m->properties.n = d->n_props;
     m->properties.items = d->props;
     m->current_snapshot_id = -1;
@@ -343,10 +365,10 @@ int engine_ice_create_table(sqe_conn *conn, catalog *cat, const char *schema, co
     arena_init(&a, NULL);
     plan_ctx pctx;
     plan_ctx_init(&pctx, &a, NULL);
-    table_def d;
+    ice_table_def d;
     memset(&d, 0, sizeof d);
     d.a = &a;
-    int rc = props ? read_properties(conn, &pctx, props, params, n_params, &d, err) : SQE_OK;
+    int rc = props ? engine_ice_read_properties(conn, &pctx, props, params, n_params, &d, err) : SQE_OK;
     if (!rc) rc = add_prop(&d, "write.parquet.compression-codec", "zstd", err);
     ice_metadata *m = NULL;
     if (!rc) rc = build_metadata(&a, cols, n, &d, &m, err);

@@ -3,7 +3,7 @@
  * data-file writer and commit the files as a new snapshot, retrying on concurrent commits.
  *
  * INTERFACE: engine_ice_insert_begin, ice_insert_sink, engine_ice_insert_finish,
- *   engine_ice_commit (engine.h).
+ *   engine_ice_commit, engine_ice_commit_meta (engine.h).
  * NOTES
  *   Files are written before the commit, so a crash or a failed commit leaves only unreferenced
  *   files (remove_orphan_files deletes them) and the table at its previous snapshot. A lost
@@ -20,7 +20,9 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
+#include "engine/ice_write_int.h"
 #include "iceberg/data_writer.h"
+#include "iceberg/metadata_update.h"
 #include "iceberg/snapshot_produce.h"
 #include "io/io.h"
 
@@ -35,6 +37,40 @@ static int64_t prop_int(const ice_metadata *m, const char *key, int64_t def) {
 static void sleep_ms(int64_t ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Waits before retry `attempt` and reloads *t. */
+static int retry_wait(catalog *cat, cat_table **t, int64_t *wait, int64_t max_wait,
+                      sqe_error *err) {
+    uint32_t jitter = 0;
+    sqe_random_bytes(&jitter, sizeof jitter, NULL);
+    sleep_ms(*wait + (int64_t)(jitter % (uint32_t)(*wait + 1)));
+    *wait = *wait * 2 > max_wait ? max_wait : *wait * 2;
+    cat_table *fresh;
+    SQE_TRY(catalog_get_table(cat, (*t)->schema, (*t)->name, &fresh, err));
+    cat_table_unref(*t);
+    *t = fresh;
+    return SQE_OK;
+}
+
+int engine_ice_commit_meta(catalog *cat, cat_table **t, engine_ice_edit edit, void *ud,
+                           sqe_error *err) {
+    const ice_metadata *m0 = (*t)->ice->meta;
+    int64_t retries = prop_int(m0, "commit.retry.num-retries", 20);
+    int64_t wait = prop_int(m0, "commit.retry.min-wait-ms", 10);
+    int64_t max_wait = prop_int(m0, "commit.retry.max-wait-ms", 2000);
+    for (int64_t attempt = 0;; attempt++) {
+        arena a;
+        arena_init(&a, NULL);
+        const ice_table_ref *base = (*t)->ice;
+        ice_metadata *next;
+        int rc = ice_metadata_next(&a, base->meta, base->metadata_location, &next, err);
+        if (!rc) rc = edit(ud, &a, base->meta, next, err);
+        if (!rc) rc = catalog_iceberg_commit(cat, base, next, err);
+        arena_destroy(&a);
+        if (rc != SQE_ERR_COMMIT_CONFLICT || attempt >= retries) return rc;
+        SQE_TRY(retry_wait(cat, t, &wait, max_wait, err));
     }
 }
 
@@ -54,27 +90,14 @@ int engine_ice_commit(catalog *cat, cat_table **t, ice_snapshot_change *ch, aren
             if (snapshot_id) *snapshot_id = p.snapshot_id;
             return SQE_OK;
         }
+        /* When the catalog may have taken the commit, the files it would reference stay. */
+        if (rc == SQE_ERR_COMMIT_STATE_UNKNOWN) return rc;
         ice_produced_discard(&p);
         if (rc != SQE_ERR_COMMIT_CONFLICT || attempt >= retries) return rc;
-        uint32_t jitter = 0;
-        sqe_random_bytes(&jitter, sizeof jitter, NULL);
-        sleep_ms(wait + (int64_t)(jitter % (uint32_t)(wait + 1)));
-        wait = wait * 2 > max_wait ? max_wait : wait * 2;
-        cat_table *fresh;
-        SQE_TRY(catalog_get_table(cat, (*t)->schema, (*t)->name, &fresh, err));
-        cat_table_unref(*t);
-        *t = fresh;
+        SQE_TRY(retry_wait(cat, t, &wait, max_wait, err));
     }
 }
 
-struct ice_insert {
-    sqe_conn *conn;
-    catalog *cat;
-    cat_table *table;          /* a reference; refreshed by retries */
-    arena a;                   /* data file records, manifests' model */
-    ice_write_options o;
-    ice_data_writer *w;
-};
 
 int engine_ice_insert_begin(sqe_conn *conn, cat_table *t, ice_insert **out, sqe_error *err) {
     *out = NULL;
@@ -115,17 +138,31 @@ int ice_insert_sink(void *ud, const vec_chunk *chunk, sqe_error *err) {
     return chunk->count ? ice_data_writer_write(ins->w, chunk, err) : SQE_OK;
 }
 
+int engine_ice_writer_files(ice_insert *ins, ice_data_file **files, uint32_t *n,
+                            sqe_error *err) {
+    ice_data_writer *w = ins->w;
+    ins->w = NULL;
+    ins->rows = ice_data_writer_rows(w);
+    return ice_data_writer_finish(w, files, n, err);
+}
+
+void engine_ice_writer_end(ice_insert *ins) {
+    if (!ins) return;
+    ice_data_writer_abort(ins->w);
+    cat_table_unref(ins->table);
+    arena_destroy(&ins->a);
+    free(ins);
+}
+
 int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error *err) {
     if (rows) *rows = 0;
     if (!ins) return SQE_OK;
     int rc = SQE_OK;
-    if (!ok) {
-        ice_data_writer_abort(ins->w);
-    } else {
-        uint64_t n_rows = ice_data_writer_rows(ins->w);
+    if (ok) {
         ice_data_file *files = NULL;
         uint32_t n = 0;
-        rc = ice_data_writer_finish(ins->w, &files, &n, err);
+        rc = engine_ice_writer_files(ins, &files, &n, err);
+        uint64_t n_rows = ins->rows;
         if (!rc && n > 0) {
             ice_snapshot_change ch;
             memset(&ch, 0, sizeof ch);
@@ -133,13 +170,13 @@ int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error 
             ch.added = files;
             ch.n_added = n;
             rc = engine_ice_commit(ins->cat, &ins->table, &ch, &ins->a, NULL, err);
-            if (rc) /* the table does not reference them: remove what we wrote */
+            /* the table does not reference them: remove what we wrote (unless the catalog may
+             * have taken the commit after all) */
+            if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN)
                 for (uint32_t i = 0; i < n; i++) io_remove(files[i].file_path, NULL);
         }
         if (!rc && rows) *rows = (int64_t)n_rows;
     }
-    cat_table_unref(ins->table);
-    arena_destroy(&ins->a);
-    free(ins);
+    engine_ice_writer_end(ins);
     return rc;
 }

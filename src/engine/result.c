@@ -2,11 +2,13 @@
  * result.c: statement results (sqe_result) and chunk access (sqe_chunk) of the public API.
  *
  * INTERFACE: engine_result_create, engine_result_add_text_row, engine_result_set_update_count,
+ *   engine_result_count,
  *   sqe_result_column_count/name/type, sqe_result_update_count, sqe_result_next,
  *   sqe_result_destroy, sqe_chunk_row_count, sqe_chunk_is_null, sqe_chunk_format.
  * NOTES: a query result streams chunks from its exec_query and owns the query's arena, plan and
  * memory tracker until destroyed; results of SHOW and EXPLAIN are small and held as chunks.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,4 +199,21 @@ size_t sqe_chunk_format(const sqe_chunk *chunk, int col, int row, char *buf, siz
     }
     strbuf_reset(&sb);
     return need;
+}
+
+int engine_result_count(int64_t n, sqe_result **out, sqe_error *err) {
+    const char *name = "rows";
+    sqe_type t = type_make(TYPE_BIGINT);
+    SQE_TRY(engine_result_create(1, &name, &t, out, err));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)n);
+    const char *cell = buf;
+    int rc = engine_result_add_text_row(*out, &cell, err);
+    if (rc) {
+        sqe_result_destroy(*out);
+        *out = NULL;
+        return rc;
+    }
+    engine_result_set_update_count(*out, n);
+    return SQE_OK;
 }

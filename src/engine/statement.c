@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "engine/ice_procedures.h"
+#include "engine/merge_int.h"
 #include "plan/optimize.h"
 
 static int64_t now_micros(void) {
@@ -301,11 +303,9 @@ int engine_execute(sqe_conn *conn, const sql_stmt *st, const char *text, const v
     case SQL_STMT_ROLLBACK:
         return ok_result(out, err);
     case SQL_STMT_CALL:
-        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
-                          "Procedures are not supported by the memory catalog");
+        return engine_ice_call(conn, st, params, n_params, out, err);
     case SQL_STMT_MERGE:
-        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
-                          "MERGE is not supported by the memory catalog");
+        return engine_merge(conn, st, params, n_params, out, err);
     case SQL_STMT_DESCRIBE_INPUT:
     case SQL_STMT_DESCRIBE_OUTPUT:
         return engine_show(conn, st, out, err);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "func/scalar_kernel.h"
 
 #define KERNEL(name)                                                                               \
@@ -155,59 +156,25 @@ KERNEL(from_hex_fn) {
 
 /* --- base64 ----------------------------------------------------------------------------------- */
 
-static const char b64_std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-static const char b64_url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 static int to_base64_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
-                            uint32_t count, vec *out, const char *alphabet) {
+                            uint32_t count, vec *out, bool url) {
     vec_unified ub;
     vec_unify(args[0], &ub);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
-        size_t n = ((size_t)b->len + 2) / 3 * 4;
+        size_t n = base64_encoded_len(b->len, true);
         if (n > FUNC_MAX_STRING) {
             SQE_TRY(func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                    "base64 result is too large"));
             continue;
         }
-        char small[SQE_STR_INLINE];
-        char *dst = n <= SQE_STR_INLINE ? small : vec_str_reserve(out, (uint32_t)n);
+        char small[SQE_STR_INLINE + 1];
+        char *dst = n <= SQE_STR_INLINE ? small : vec_str_reserve(out, (uint32_t)n + 1);
         if (!dst) return func_nomem(ctx);
-        const unsigned char *p = (const unsigned char *)SDATA(b);
-        size_t o = 0;
-        uint32_t i = 0;
-        for (; i + 3 <= b->len; i += 3) {
-            uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-            dst[o++] = alphabet[v >> 18];
-            dst[o++] = alphabet[(v >> 12) & 63];
-            dst[o++] = alphabet[(v >> 6) & 63];
-            dst[o++] = alphabet[v & 63];
-        }
-        if (b->len - i == 1) {
-            uint32_t v = (uint32_t)p[i] << 16;
-            dst[o++] = alphabet[v >> 18];
-            dst[o++] = alphabet[(v >> 12) & 63];
-            dst[o++] = '=';
-            dst[o++] = '=';
-        } else if (b->len - i == 2) {
-            uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
-            dst[o++] = alphabet[v >> 18];
-            dst[o++] = alphabet[(v >> 12) & 63];
-            dst[o++] = alphabet[(v >> 6) & 63];
-            dst[o++] = '=';
-        }
+        size_t o = base64_encode((const unsigned char *)SDATA(b), b->len, url, true, dst);
         VEC_DATA(out, sqe_str)[row] = sqe_str_make(dst, (uint32_t)o);
     }
     return SQE_OK;
-}
-
-static int b64_value(char c, bool url) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == (url ? '-' : '+')) return 62;
-    if (c == (url ? '_' : '/')) return 63;
-    return -1;
 }
 
 static int from_base64_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
@@ -227,7 +194,7 @@ static int from_base64_common(func_ctx *ctx, const vec *const *args, const uint3
         if (len % 4 == 1) bad = "Input byte array has wrong 4-byte ending unit";
         uint32_t acc = 0, bits = 0, o = 0;
         for (uint32_t i = 0; i < len && !bad; i++) {
-            int v = b64_value(p[i], url);
+            int v = base64_digit(p[i], url);
             if (v < 0) {
                 SQE_TRY(func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                        "Illegal base64 character %x", (unsigned char)p[i]));
@@ -252,8 +219,8 @@ static int from_base64_common(func_ctx *ctx, const vec *const *args, const uint3
     return SQE_OK;
 }
 
-KERNEL(to_base64_fn) { return to_base64_common(ctx, args, sel, count, out, b64_std); }
-KERNEL(to_base64url_fn) { return to_base64_common(ctx, args, sel, count, out, b64_url); }
+KERNEL(to_base64_fn) { return to_base64_common(ctx, args, sel, count, out, false); }
+KERNEL(to_base64url_fn) { return to_base64_common(ctx, args, sel, count, out, true); }
 KERNEL(from_base64_fn) { return from_base64_common(ctx, args, sel, count, out, false); }
 KERNEL(from_base64url_fn) { return from_base64_common(ctx, args, sel, count, out, true); }
 

@@ -25,6 +25,7 @@ struct ice_rg_reader {
     vec_chunk hold;            /* output-typed vectors used while compacting */
     bool *keep;
     int64_t pos;               /* file position of the next row */
+    vec path;                  /* "$path": one varchar row */
     ice_row_filter_fn filter;
     void *filter_ud;
 };
@@ -50,6 +51,7 @@ int ice_map_file_columns(const pq_file *f, const ice_read_column *cols, uint32_t
         if (s->columns[k]->has_field_id) has_ids = true;
     for (uint32_t i = 0; i < n; i++) {
         file_cols[i] = UINT32_MAX;
+        if (cols[i].kind != ICE_COL_FIELD) continue;
         for (uint32_t k = 0; k < s->n_columns && file_cols[i] == UINT32_MAX; k++) {
             const pq_node *c = s->columns[k];
             if (has_ids ? (c->has_field_id && c->field_id == cols[i].field->id)
@@ -71,7 +73,8 @@ int ice_map_file_columns(const pq_file *f, const ice_read_column *cols, uint32_t
     return SQE_OK;
 }
 
-int ice_rg_reader_open(pq_file *f, uint32_t g, int64_t first_pos, const ice_read_column *cols,
+int ice_rg_reader_open(pq_file *f, uint32_t g, const char *path, int64_t first_pos,
+                       const ice_read_column *cols,
                        const uint32_t *file_cols, uint32_t n_cols, const uint32_t *extra_cols,
                        uint32_t n_extra, const pq_predicate *preds, uint32_t n_preds,
                        ice_row_filter_fn filter, void *filter_ud, mem_tracker *tracker,
@@ -110,6 +113,12 @@ int ice_rg_reader_open(pq_file *f, uint32_t g, int64_t first_pos, const ice_read
         rc = vec_chunk_init(&r->in, n_in, in_types, VEC_CHUNK_SIZE, tracker, err);
     }
     if (!rc && filter) rc = vec_chunk_init(&r->hold, n_cols, out_types, VEC_CHUNK_SIZE, tracker, err);
+    if (!rc) rc = vec_init(&r->path, type_make(TYPE_VARCHAR), 1, tracker, err);
+    if (!rc) {
+        bool ok = true;
+        VEC_DATA(&r->path, sqe_str)[0] = vec_str_copy(&r->path, path, (uint32_t)strlen(path), &ok);
+        if (!ok) rc = err_nomem(err, "Iceberg reader");
+    }
     if (!rc)
         rc = pq_rg_open(f, g, read, n_in, filter ? NULL : preds, filter ? 0 : n_preds, tracker,
                         &r->rg, err);
@@ -129,6 +138,7 @@ void ice_rg_reader_close(ice_rg_reader *r) {
     pq_rg_close(r->rg);
     vec_chunk_destroy(&r->in);
     vec_chunk_destroy(&r->hold);
+    vec_destroy(&r->path);
     free(r->in_index);
     free(r->keep);
     free(r);
@@ -180,12 +190,23 @@ static int promote(const vec *in, uint32_t count, vec *out, sqe_error *err) {
     return SQE_OK;
 }
 
-/* Moves or converts the rows of r->in into out's columns. */
-static int project(ice_rg_reader *r, vec_chunk *out, sqe_error *err) {
+/* Moves or converts the rows of r->in into out's columns; first_pos is the file position of
+ * the first row. */
+static int project(ice_rg_reader *r, vec_chunk *out, int64_t first_pos, sqe_error *err) {
     uint32_t count = r->in.count;
     for (uint32_t i = 0; i < r->n_cols; i++) {
         vec *o = &out->cols[i];
         uint32_t j = r->in_index[i];
+        if (r->cols[i].kind == ICE_COL_PATH) {
+            SQE_TRY(vec_set_const_from(o, &r->path, 0, err));
+            continue;
+        }
+        if (r->cols[i].kind == ICE_COL_POS) {
+            vec_reset(o);
+            SQE_TRY(vec_reserve(o, count, err));
+            for (uint32_t k = 0; k < count; k++) VEC_DATA(o, int64_t)[k] = first_pos + k;
+            continue;
+        }
         if (j == UINT32_MAX) {
             vec_set_const_null(o);
             continue;
@@ -239,9 +260,10 @@ int ice_rg_reader_next(ice_rg_reader *r, vec_chunk *out, sqe_error *err) {
             kept = 0;
             for (uint32_t i = 0; i < count; i++) kept += r->keep[i];
         }
+        int64_t first_pos = r->pos;
         r->pos += count;
         if (kept == 0) continue;
-        SQE_TRY(project(r, out, err));
+        SQE_TRY(project(r, out, first_pos, err));
         if (kept < count) SQE_TRY(compact(r, out, kept, err));
         return SQE_OK;
     }

@@ -19,11 +19,19 @@
 #include "iceberg/metadata.h"
 #include "vec/vec.h"
 
+/* What a scan column holds: a table field, or one of the hidden metadata columns. */
+typedef enum ice_column_kind {
+    ICE_COL_FIELD = 0,  /* a table field (by field id) */
+    ICE_COL_PATH,       /* "$path": the data file's location (varchar) */
+    ICE_COL_POS,        /* "$pos": the row's position in the data file (bigint) */
+} ice_column_kind;
+
 /* One column the scan produces: the table field (id, name, initial default) and the SQE type
- * the query was bound with. */
+ * the query was bound with (field NULL for the metadata columns). */
 typedef struct ice_read_column {
     const ice_field *field;
     sqe_type type;
+    uint8_t kind;       /* ice_column_kind */
 } ice_read_column;
 
 /* Removes deleted rows: given the rows just read (chunk, before projection: the file's
@@ -45,10 +53,12 @@ typedef struct ice_rg_reader ice_rg_reader;
  * (may be NULL / 0) are more file columns to read for the row filter (equality delete keys);
  * the filter then sees chunk columns [projected present columns..., extra columns...] in that
  * order (*filter_cols gets, per extra column, its chunk index; may be NULL). first_pos is the
- * position in the file of the row group's first row. preds are page-index predicates (ignored
+ * position in the file of the row group's first row; path is the data file's location as the
+ * table names it (for "$path"). preds are page-index predicates (ignored
  * when filter is set: deleted positions need every row). On success the caller owns *out
  * (ice_rg_reader_close); f, cols, filter state must outlive it. */
-int ice_rg_reader_open(pq_file *f, uint32_t g, int64_t first_pos, const ice_read_column *cols,
+int ice_rg_reader_open(pq_file *f, uint32_t g, const char *path, int64_t first_pos,
+                       const ice_read_column *cols,
                        const uint32_t *file_cols, uint32_t n_cols, const uint32_t *extra_cols,
                        uint32_t n_extra, const pq_predicate *preds, uint32_t n_preds,
                        ice_row_filter_fn filter, void *filter_ud, mem_tracker *tracker,

@@ -21,11 +21,9 @@
 #include <time.h>
 
 #include "common/random.h"
+#include "iceberg/metadata_update.h"
 #include "iceberg/scan_plan.h"
 #include "io/io.h"
-
-/* Default number of metadata-log entries kept (write.metadata.previous-versions-max). */
-#define PREVIOUS_VERSIONS_MAX 100
 
 typedef struct producer {
     arena *a;
@@ -43,12 +41,6 @@ typedef struct producer {
     int64_t removed_data_files, removed_delete_files, removed_records, removed_size;
     int64_t removed_pos_deletes, removed_eq_deletes;
 } producer;
-
-static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int note_written(producer *p, const char *location, sqe_error *err) {
     if (p->out->n_written == p->cap_written) {
@@ -177,9 +169,15 @@ static int add_new_manifests(producer *p, ice_manifest_file *files, uint32_t *n_
     return SQE_OK;
 }
 
-static int removed_index(const producer *p, const char *path) {
-    for (uint32_t i = 0; i < p->ch->n_removed; i++)
-        if (strcmp(p->ch->removed[i], path) == 0) return (int)i;
+/* The index of the removal that entry e matches, or -1. */
+static int removed_index(const producer *p, const ice_data_file *f) {
+    for (uint32_t i = 0; i < p->ch->n_removed; i++) {
+        if (strcmp(p->ch->removed[i], f->file_path) != 0) continue;
+        const char *ref = p->ch->removed_refs ? p->ch->removed_refs[i] : NULL;
+        if (ref && (!f->referenced_data_file || strcmp(ref, f->referenced_data_file) != 0))
+            continue;
+        return (int)i;
+    }
     return -1;
 }
 
@@ -200,7 +198,7 @@ static int carry_manifest(producer *p, const ice_manifest_file *mf, ice_manifest
     bool touched = false;
     for (uint32_t i = 0; i < man->n_entries && !touched; i++)
         if (man->entries[i].status != ICE_STATUS_DELETED &&
-            removed_index(p, man->entries[i].file.file_path) >= 0)
+            removed_index(p, &man->entries[i].file) >= 0)
             touched = true;
     if (!touched) return SQE_OK;
     ice_manifest_entry *entries = ARENA_ARRAY(p->a, ice_manifest_entry, man->n_entries + 1);
@@ -210,7 +208,7 @@ static int carry_manifest(producer *p, const ice_manifest_file *mf, ice_manifest
         const ice_manifest_entry *e = &man->entries[i];
         if (e->status == ICE_STATUS_DELETED) continue;
         entries[n] = *e;
-        int k = removed_index(p, e->file.file_path);
+        int k = removed_index(p, &e->file);
         if (k >= 0) {
             p->removed_found[k] = true;
             entries[n].status = ICE_STATUS_DELETED;
@@ -313,12 +311,9 @@ static int build_summary(producer *p, const ice_snapshot *parent, ice_kv_list *o
 static int build_metadata(producer *p, const ice_snapshot *parent, const char *list_location,
                           int64_t seq, int64_t next_row_id, sqe_error *err) {
     const ice_metadata *b = p->base;
-    ice_metadata *m = ARENA_NEW(p->a, ice_metadata);
-    if (!m) return err_nomem(err, "metadata");
-    *m = *b;
-    int64_t ts = now_ms();
-    if (ts <= b->last_updated_ms) ts = b->last_updated_ms + 1;
-    m->last_updated_ms = ts;
+    ice_metadata *m;
+    SQE_TRY(ice_metadata_next(p->a, b, p->ch->base_location, &m, err));
+    int64_t ts = m->last_updated_ms;
     /* snapshot */
     ice_snapshot *snaps = ARENA_ARRAY(p->a, ice_snapshot, b->n_snapshots + 1);
     if (!snaps) return err_nomem(err, "metadata");
@@ -384,23 +379,7 @@ static int build_metadata(producer *p, const ice_snapshot *parent, const char *l
         m->snapshot_log = log;
         m->n_snapshot_log = b->n_snapshot_log + 1;
     }
-    /* metadata log: the version this one replaces */
-    if (p->ch->base_location) {
-        const char *max_text = ice_kv_get(&b->properties, "write.metadata.previous-versions-max");
-        uint32_t max = max_text ? (uint32_t)strtoul(max_text, NULL, 10) : PREVIOUS_VERSIONS_MAX;
-        if (max == 0) max = 1;
-        uint32_t keep = b->n_metadata_log + 1 > max ? max - 1 : b->n_metadata_log;
-        ice_metadata_log_entry *ml = ARENA_ARRAY(p->a, ice_metadata_log_entry, keep + 1);
-        if (!ml) return err_nomem(err, "metadata");
-        if (keep) memcpy(ml, b->metadata_log + (b->n_metadata_log - keep), keep * sizeof *ml);
-        memset(&ml[keep], 0, sizeof *ml);
-        ml[keep].timestamp_ms = b->last_updated_ms;
-        ml[keep].metadata_file = p->ch->base_location;
-        m->metadata_log = ml;
-        m->n_metadata_log = keep + 1;
-    }
-    m->present |= ICE_MD_SNAPSHOTS | ICE_MD_REFS | ICE_MD_SNAPSHOT_LOG | ICE_MD_METADATA_LOG |
-                  ICE_MD_CURRENT_SNAPSHOT_ID;
+    m->present |= ICE_MD_SNAPSHOTS | ICE_MD_REFS | ICE_MD_SNAPSHOT_LOG | ICE_MD_CURRENT_SNAPSHOT_ID;
     m->present &= ~(uint32_t)ICE_MD_CURRENT_SNAPSHOT_NULL;
     p->out->meta = m;
     return SQE_OK;

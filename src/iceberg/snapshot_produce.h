@@ -29,6 +29,9 @@ typedef struct ice_snapshot_change {
                                        one partition spec */
     uint32_t n_added;
     const char *const *removed;     /* paths of live data or delete files to remove */
+    const char *const *removed_refs; /* NULL, or per removed path the referenced_data_file the
+                                       entry must have (NULL: any), so one deletion vector of
+                                       a Puffin file shared by several is removed alone */
     uint32_t n_removed;
     const char *branch;             /* NULL = "main" */
     const char *base_location;      /* the metadata file of base (for the metadata log) */

@@ -3,9 +3,11 @@
  *
  * INTERFACE: io_local_path, io_open, io_close, io_size, io_version, io_path, io_read, io_glob, io_paths_free.
  * NOTES: glob(3) without GLOB_NOCHECK, sorted, GLOB_MARK to drop directories; "**" has no
- * special meaning. Reads retry on EINTR and short reads.
+ * special meaning. Reads retry on EINTR and short reads. "s3://" locations are handed to
+ * io_s3.c (environment credentials); an io_file then holds an io_s3_object instead of an fd.
  */
 #include "io/io.h"
+#include "io/io_s3.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +18,8 @@
 #include <unistd.h>
 
 struct io_file {
-    int fd;
+    int fd;                 /* -1 for an S3 object */
+    io_s3_object *s3;       /* NULL for a local file */
     uint64_t size;
     int64_t version;
     char *path;
@@ -38,8 +41,29 @@ const char *io_local_path(const char *uri) {
     return uri;
 }
 
+static int open_s3(const char *path, io_file **out, sqe_error *err) {
+    io_file *f = calloc(1, sizeof *f);
+    char *p = strdup(path);
+    if (!f || !p) {
+        free(f);
+        free(p);
+        return err_nomem(err, "file handle");
+    }
+    int rc = io_s3_object_open(path, NULL, &f->s3, &f->size, &f->version, err);
+    if (rc) {
+        free(f);
+        free(p);
+        return rc;
+    }
+    f->fd = -1;
+    f->path = p;
+    *out = f;
+    return SQE_OK;
+}
+
 int io_open(const char *path, io_file **out, sqe_error *err) {
     *out = NULL;
+    if (io_s3_is_uri(path)) return open_s3(path, out, err);
     int fd = open(io_local_path(path), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return open_error(path, errno, err);
     struct stat st;
@@ -70,7 +94,8 @@ int io_open(const char *path, io_file **out, sqe_error *err) {
 
 void io_close(io_file *f) {
     if (!f) return;
-    close(f->fd);
+    if (f->s3) io_s3_object_close(f->s3);
+    else close(f->fd);
     free(f->path);
     free(f);
 }
@@ -80,6 +105,7 @@ int64_t io_version(const io_file *f) { return f->version; }
 const char *io_path(const io_file *f) { return f->path; }
 
 int io_read(io_file *f, uint64_t off, size_t len, void *buf, sqe_error *err) {
+    if (f->s3) return io_s3_object_read(f->s3, off, len, buf, err);
     uint8_t *p = buf;
     while (len > 0) {
         ssize_t n = pread(f->fd, p, len, (off_t)off);
@@ -113,6 +139,7 @@ static int has_wildcards(const char *s) {
 int io_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *err) {
     *paths = NULL;
     *n_paths = 0;
+    if (io_s3_is_uri(pattern)) return io_s3_glob(pattern, NULL, paths, n_paths, err);
     if (!has_wildcards(pattern)) {
         char **one = malloc(sizeof(char *));
         if (!one) return err_nomem(err, "file list");

@@ -647,7 +647,16 @@ typedef enum sql_alter_kind {
     SQL_ALTER_SET_PROPERTIES,     /* props */
     SQL_ALTER_SET_COLUMN_TYPE,    /* name, type */
     SQL_ALTER_DROP_NOT_NULL,      /* name */
+    /* Iceberg refs (Spark's Iceberg SQL extensions); name is the branch or tag */
+    SQL_ALTER_CREATE_BRANCH,      /* name, ref_or_replace, sub_if_not_exists, ref_as_of,
+                                     ref_retain */
+    SQL_ALTER_CREATE_TAG,         /* same */
+    SQL_ALTER_DROP_BRANCH,        /* name, sub_if_exists */
+    SQL_ALTER_DROP_TAG,           /* name, sub_if_exists */
 } sql_alter_kind;
+
+/* Units of RETAIN n DAYS | HOURS | MINUTES. */
+typedef enum sql_retain_unit { SQL_RETAIN_DAYS = 0, SQL_RETAIN_HOURS, SQL_RETAIN_MINUTES } sql_retain_unit;
 
 typedef enum sql_show_kind {
     SQL_SHOW_CATALOGS = 1,
@@ -739,6 +748,10 @@ struct sql_stmt {
             sql_qname new_table;    /* RENAME TO */
             sql_type_name type;     /* SET DATA TYPE */
             sql_property_list props;/* SET PROPERTIES */
+            bool ref_or_replace;    /* CREATE OR REPLACE BRANCH/TAG */
+            sql_expr *ref_as_of;    /* AS OF VERSION expr, or NULL */
+            sql_expr *ref_retain;   /* RETAIN expr unit, or NULL */
+            uint8_t ref_retain_unit;/* sql_retain_unit */
         } alter;
         struct {
             uint8_t what;         /* sql_show_kind */

@@ -756,6 +756,30 @@ static void print_alter(strbuf *sb, const sql_stmt *s) {
         strbuf_puts(sb, " (drop-not-null ");
         print_ident(sb, &a->name);
         break;
+    case SQL_ALTER_CREATE_BRANCH:
+    case SQL_ALTER_CREATE_TAG:
+        strbuf_puts(sb, a->action == SQL_ALTER_CREATE_BRANCH ? " (create-branch" : " (create-tag");
+        print_flags(sb, a->ref_or_replace, a->sub_if_not_exists);
+        strbuf_putc(sb, ' ');
+        print_ident(sb, &a->name);
+        if (a->ref_as_of) {
+            strbuf_puts(sb, " (as-of ");
+            print_expr(sb, a->ref_as_of);
+            strbuf_putc(sb, ')');
+        }
+        if (a->ref_retain) {
+            strbuf_puts(sb, " (retain ");
+            print_expr(sb, a->ref_retain);
+            strbuf_printf(sb, " unit-%u)", (unsigned)a->ref_retain_unit);
+        }
+        break;
+    case SQL_ALTER_DROP_BRANCH:
+    case SQL_ALTER_DROP_TAG:
+        strbuf_puts(sb, a->action == SQL_ALTER_DROP_BRANCH ? " (drop-branch" : " (drop-tag");
+        if (a->sub_if_exists) strbuf_puts(sb, " if-exists");
+        strbuf_putc(sb, ' ');
+        print_ident(sb, &a->name);
+        break;
     }
     strbuf_puts(sb, "))");
 }

@@ -14,6 +14,7 @@
  *     and re-parse it.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "sql/sql.h"
 #include "sql/sql_int.h"
@@ -276,6 +277,82 @@ static sql_stmt *parse_drop(sql_parser *p) {
     return s;
 }
 
+/* CALL arguments: `( [name =>] expr, ... )`. Unlike table-function arguments, a name may be a
+ * reserved word: Iceberg's Spark procedures take `table => 'ns.t'`. */
+static bool parse_call_args(sql_parser *p, sql_named_arg **args, int *n_args) {
+    if (!sql_expect_tok(p, TK_LPAREN)) return false;
+    sql_vec v = {0};
+    if (!sql_is_tok(p, TK_RPAREN)) {
+        do {
+            sql_named_arg *a = sql_vec_push(p, &v, sizeof *a);
+            if (!a) return false;
+            const sql_token *t = sql_cur(p);
+            if ((t->kind == TK_WORD || sql_tok_is_ident(t)) && sql_peek_tok(p, 1, TK_NAMED)) {
+                a->name = sql_alloc(p, sizeof *a->name);
+                if (!a->name || !sql_ident_from_token(p, t, a->name)) return false;
+                sql_advance(p); /* the name */
+                sql_advance(p); /* => */
+            }
+            a->value = sql_parse_expr(p);
+            if (!a->value) return false;
+        } while (sql_accept_tok(p, TK_COMMA));
+    }
+    if (!sql_expect_tok(p, TK_RPAREN)) return false;
+    *args = v.data;
+    *n_args = v.n;
+    return true;
+}
+
+/* After ALTER TABLE t: CREATE [OR REPLACE] BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION v]
+ * [RETAIN n DAYS|HOURS|MINUTES], or DROP BRANCH|TAG [IF EXISTS] name (Spark's Iceberg SQL
+ * extensions). */
+static bool parse_alter_ref(sql_parser *p, sql_stmt *s) {
+    typeof(s->u.alter) *a = &s->u.alter;
+    if (sql_accept_kw(p, KW_DROP)) {
+        a->action = sql_accept_kw(p, KW_BRANCH) ? SQL_ALTER_DROP_BRANCH : SQL_ALTER_DROP_TAG;
+        if (a->action == SQL_ALTER_DROP_TAG && !sql_expect_kw(p, KW_TAG)) return false;
+        return parse_if_exists(p, &a->sub_if_exists) && sql_parse_ident(p, &a->name);
+    }
+    if (!sql_expect_kw(p, KW_CREATE)) return false;
+    if (sql_accept_kw(p, KW_OR)) {
+        if (!sql_expect_kw(p, KW_REPLACE)) return false;
+        a->ref_or_replace = true;
+    }
+    if (sql_accept_kw(p, KW_BRANCH)) {
+        a->action = SQL_ALTER_CREATE_BRANCH;
+    } else {
+        if (!sql_expect_kw(p, KW_TAG)) return false;
+        a->action = SQL_ALTER_CREATE_TAG;
+    }
+    if (!parse_if_not_exists(p, &a->sub_if_not_exists) || !sql_parse_ident(p, &a->name))
+        return false;
+    if (a->ref_or_replace && a->sub_if_not_exists)
+        return sql_error_at(p, sql_cur(p), "OR REPLACE and IF NOT EXISTS cannot both be specified");
+    if (sql_accept_kw(p, KW_AS)) {
+        if (!sql_expect_kw(p, KW_OF) || !sql_expect_kw(p, KW_VERSION)) return false;
+        a->ref_as_of = sql_parse_expr(p);
+        if (!a->ref_as_of) return false;
+    }
+    if (sql_accept_kw(p, KW_RETAIN)) {
+        a->ref_retain = sql_parse_expr(p);
+        if (!a->ref_retain) return false;
+        const sql_token *u = sql_cur(p);
+        static const char *const units[] = {"DAYS", "HOURS", "MINUTES"};
+        for (uint8_t i = 0; i < 3; i++)
+            if (u->kind == TK_WORD && u->len == strlen(units[i]) &&
+                !strncasecmp(p->text + u->off, units[i], u->len)) {
+                a->ref_retain_unit = i;
+                sql_advance(p);
+                return true;
+            }
+        sql_expect_note(p, "'DAYS'");
+        sql_expect_note(p, "'HOURS'");
+        sql_expect_note(p, "'MINUTES'");
+        return sql_error_unexpected(p);
+    }
+    return true;
+}
+
 static sql_stmt *parse_alter(sql_parser *p) {
     const sql_token *t = sql_cur(p);
     sql_advance(p); /* ALTER */
@@ -284,6 +361,9 @@ static sql_stmt *parse_alter(sql_parser *p) {
     if (!s) return NULL;
     typeof(s->u.alter) *a = &s->u.alter;
     if (!parse_if_exists(p, &a->if_exists) || !sql_parse_qname(p, &a->table)) return NULL;
+    if (sql_is_kw(p, KW_CREATE) ||
+        (sql_is_kw(p, KW_DROP) && (sql_peek_kw(p, 1, KW_BRANCH) || sql_peek_kw(p, 1, KW_TAG))))
+        return parse_alter_ref(p, s) ? s : NULL;
     if (sql_accept_kw(p, KW_ADD)) {
         if (!sql_expect_kw(p, KW_COLUMN)) return NULL;
         a->action = SQL_ALTER_ADD_COLUMN;
@@ -767,7 +847,7 @@ static sql_stmt *parse_statement_inner(sql_parser *p) {
     if (sql_accept_kw(p, KW_CALL)) {
         sql_stmt *s = new_stmt(p, SQL_STMT_CALL, t);
         if (!s || !sql_parse_qname(p, &s->u.call.name) ||
-            !sql_parse_named_args(p, &s->u.call.args, &s->u.call.n_args))
+            !parse_call_args(p, &s->u.call.args, &s->u.call.n_args))
             return NULL;
         return s;
     }

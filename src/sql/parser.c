@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "sql/sql.h"
 #include "common/stack.h"
 #include "sql/sql_int.h"
@@ -436,9 +437,28 @@ bool sql_parse_string(sql_parser *p, const char **out, size_t *out_len) {
  * Entry point
  * ------------------------------------------------------------------------------------------- */
 
+/* Statements are UTF-8 text: anything else is refused before lexing (with the position of the
+ * first bad byte), so no invalid string ever reaches a result. */
+static int check_utf8(const char *text, size_t len, sqe_error *err) {
+    size_t bad = utf8_valid_prefix(text, len);
+    if (bad == len) return SQE_OK;
+    int line = 1, col = 1;
+    for (size_t i = 0; i < bad; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    return err_set_at(err, SQE_ERR_SYNTAX_ERROR, line, col,
+                      "Statement text is not valid UTF-8 (byte 0x%02x)", (unsigned char)text[bad]);
+}
+
 int sql_parse(arena *a, const char *text, size_t len, sql_stmt **out, sqe_error *err) {
     *out = NULL;
     if (!text) len = 0;
+    if (text) SQE_TRY(check_utf8(text, len, err));
     sql_lexed lexed;
     int rc = sql_lex(a, text ? text : "", len, &lexed, err);
     if (rc != SQE_OK) return rc;

@@ -1,15 +1,17 @@
 #!/bin/sh
-# run_arrow_tests.sh: builds the Arrow IPC test driver (ASan/UBSan) from the sources it needs and
-# runs the pyarrow interoperability tests. Usage: tests/arrow/run_arrow_tests.sh [pytest args]
-# Env: SQE_ARROW_BUILD (default build-arrow/), PYTHON (default .cache/venv/bin/python).
+# run_arrow_tests.sh: runs the pyarrow interoperability tests with the Arrow IPC test driver
+# arrow_ipc_driver (tests/arrow/arrow_ipc_driver.c, built by CMake) from $SQE_BUILD_DIR (default
+# build-asan/, `make asan`: ASan + UBSan). Usage: tests/arrow/run_arrow_tests.sh [pytest args]
+# Env: SQE_BUILD_DIR, PYTHON (default .cache/venv/bin/python). Exit status: pytest's, or 2 when
+# the driver is missing.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${SQE_ARROW_BUILD:-$root/build-arrow}
+build=${SQE_BUILD_DIR:-$root/build-asan}
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 python=${PYTHON:-$root/.cache/venv/bin/python}
-mkdir -p "$out"
+if [ ! -x "$build/arrow_ipc_driver" ]; then
+  echo "run_arrow_tests.sh: $build/arrow_ipc_driver is missing; build it with make asan" >&2
+  exit 2
+fi
 cd "$root"
-${CC:-gcc} -std=gnu17 -O1 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter \
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc \
-    tests/arrow/arrow_ipc_driver.c src/format/arrow/*.c src/common/*.c src/types/*.c src/vec/vec.c \
-    -o "$out/arrow_ipc_driver" -ljansson -lm -lpthread
-ARROW_IPC_DRIVER="$out/arrow_ipc_driver" exec "$python" -m pytest -q "$root/tests/arrow/test_arrow_interop.py" "$@"
+ARROW_IPC_DRIVER="$build/arrow_ipc_driver" exec "$python" -m pytest -q "$root/tests/arrow/test_arrow_interop.py" "$@"

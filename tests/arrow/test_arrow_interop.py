@@ -126,19 +126,35 @@ SCALARS = [
     ("vb", "varbinary", pa.binary(), ["00ff", None, ""]),
     ("dt", "date", pa.date32(), [0, None, -719162]),
     ("tm", "time(6)", pa.time64("us"), [0, 86399999999, None]),
+    ("tm0", "time(0)", pa.time32("s"), [0, 86399000000, None]),
+    ("tm3", "time(3)", pa.time32("ms"), [1000, None, 86399999000]),
+    ("tm4", "time(4)", pa.time64("us"), [100, None, 86399999900]),
     ("ts", "timestamp(6)", pa.timestamp("us"), [1700000000123456, None, -1]),
-    ("ts3", "timestamp(3)", pa.timestamp("us"), [1700000000123000, None, 0]),
+    ("ts0", "timestamp(0)", pa.timestamp("s"), [1700000000000000, None, -1000000]),
+    ("ts2", "timestamp(2)", pa.timestamp("ms"), [1700000000120000, None, -10000]),
+    ("ts3", "timestamp(3)", pa.timestamp("ms"), [1700000000123000, None, 0]),
+    ("ts5", "timestamp(5)", pa.timestamp("us"), [1700000000123450, None, -10]),
     ("tstz", "timestamp(6) with time zone", pa.timestamp("us", tz="UTC"), [1700000000123456, None, -86400000000]),
+    ("tstz3", "timestamp(3) with time zone", pa.timestamp("ms", tz="UTC"), [1700000000123000, None, -1000]),
     ("ids", "interval day to second", pa.duration("us"), [90061000001, None, -1]),
     ("uid", "uuid", pa.uuid(), [UUID1, None, "ffffffffffffffffffffffffffffffff"]),
     ("js", "json", pa.json_(), ['{"a": 1}', None, "[]"]),
 ]
 
 
+SCALARS_BY_NAME = [(n, t) for n, t, _, _ in SCALARS]
+
+
 def test_scalar_types(tmp_path):
     spec = {"columns": [{"name": n, "type": t} for n, t, _, _ in SCALARS],
             "batches": [[v for _, _, _, v in SCALARS]]}
-    check_sqe_to_arrow(tmp_path, spec, [a for _, _, a, _ in SCALARS])
+    schema, _ = check_sqe_to_arrow(tmp_path, spec, [a for _, _, a, _ in SCALARS])
+    # time/timestamp precisions the unit does not say carry their SQE type; the others do not
+    for f in schema:
+        t = dict(SCALARS_BY_NAME)[f.name]
+        meta = (f.metadata or {}).get(b"sqe:type")
+        odd = ("time" in t) and not any(f"({p})" in t for p in (0, 3, 6))
+        assert meta == (t.encode() if odd else None), (f.name, meta)
 
 
 def test_interval_year_to_month(tmp_path):
@@ -294,8 +310,9 @@ def test_roundtrip_sqe_arrow_sqe(tmp_path):
     types = [c["type"] for c in got["columns"]]
     want = [t for _, t, _, _ in SCALARS] + ["interval year to month",
                                             "array(row(k varchar, m map(varchar, array(decimal(20,4)))))"]
-    # the Arrow round trip loses varchar(n)/char(n) lengths and timestamp(3) precision
-    want = [{"varchar(5)": "varchar", "char(3)": "varchar", "timestamp(3)": "timestamp(6)"}.get(t, t) for t in want]
+    # the Arrow round trip loses varchar(n)/char(n) lengths; time/timestamp precisions come back
+    # from the unit (0, 3, 6) or the field's "sqe:type" metadata (1, 2, 4, 5)
+    want = [{"varchar(5)": "varchar", "char(3)": "varchar"}.get(t, t) for t in want]
     assert types == want
     assert got["batches"] == spec["batches"]
 

@@ -16,9 +16,11 @@ import base64
 import datetime
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.error
@@ -56,6 +58,14 @@ class Server:
         self.log = open(self.log_path, "w+")
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        # These are protocol tests over the in-memory catalog: no Iceberg warehouse (the embedded
+        # default lives in ~/.sqe), no dedicated health listener, no Flight SQL port (servers of
+        # parallel tests would race for the default one), and a data directory of their own.
+        self.data_dir = tempfile.mkdtemp(prefix="sqe-trino-test-")
+        env["SQE_CATALOG__TYPE"] = "memory"
+        env["SQE_COORDINATOR__DATA_DIR"] = self.data_dir
+        env["SQE_METRICS__HEALTH_PORT"] = "0"
+        env["SQE_COORDINATOR__FLIGHT_SQL_PORT"] = "0"
         self.proc = subprocess.Popen(
             [str(SQE), "serve", "--trino-port", str(self.port), *extra],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
@@ -86,6 +96,7 @@ class Server:
                 raise AssertionError("sqe serve did not stop on SIGTERM:\n" + self.output())
         out = self.output()
         self.log.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
         return self.proc.returncode, out
 
     def connect(self, **kw):

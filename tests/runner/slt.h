@@ -3,9 +3,10 @@
  *
  * slt_parse.c reads a .test file into a flat array of records (statements, queries and control
  * lines such as loop/endloop); slt_exec.c interprets that array on a connector, compares results
- * and reports failures; slt_conn.c holds the connectors (embedded API for now; Flight SQL and
- * Trino HTTP clients later) behind one small interface; slt_runner.c is main (options, file
- * discovery, parallel jobs). README.md beside this file documents the dialect.
+ * and reports failures; slt_conn.c holds the connectors (the embedded API; the Trino HTTP and
+ * Flight SQL clients of slt_conn_trino.c and slt_conn_flight.c) behind one small interface;
+ * slt_runner.c is main (options, file discovery, parallel jobs). README.md beside this file
+ * documents the dialect.
  */
 #ifndef SQE_TESTS_SLT_H
 #define SQE_TESTS_SLT_H
@@ -85,12 +86,14 @@ typedef struct slt_result {
     char **col_types;         /* Trino type names (n_cols) */
     char **values;            /* n_rows * n_cols texts; NULL for SQL NULL */
     size_t n_rows;
+    size_t partial;           /* cells of an unfinished last row (slt_result_push) */
 } slt_result;
 
 typedef struct slt_options slt_options;
 
 typedef struct slt_connector {
     const char *name;         /* what skipif/onlyif name */
+    int has_positions;        /* errors carry line:column (else `position:` is not checked) */
     /* Opens a fresh database and session; returns 0 or non-zero with err set. */
     int (*open)(const slt_options *opt, void **conn, sqe_error *err);
     /* Runs one statement and fills *out (always; out->failed tells the outcome). */
@@ -102,6 +105,25 @@ typedef struct slt_connector {
 const slt_connector *slt_connector_find(const char *name);
 /* Frees the contents of r and zeroes it. */
 void slt_result_free(slt_result *r);
+
+/* Helpers shared by the connectors (slt_conn.c). */
+
+/* Opens the fresh database every connector starts from (threads and warehouse from opt). On
+ * success the caller owns *db (sqe_db_close); on error *db is NULL and err says why. */
+int slt_db_open(const slt_options *opt, sqe_db **db, sqe_error *err);
+/* Marks r failed with sqlstate and a formatted message (r's rows stay; the caller frees r). */
+void slt_result_fail(slt_result *r, const char *sqlstate, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sets the columns of r: n names of Trino types, copied. Returns 0, or -1 with r failed. */
+int slt_result_set_columns(slt_result *r, int n, const char *const *types);
+/* Appends one cell (row-major, n_cols cells per row; n_rows counts complete rows) and takes
+ * value (malloc'd; NULL = SQL NULL). *cap is the caller's capacity counter, 0 at first. Returns
+ * 0, or -1 with r failed and value freed (out of memory or over the runner's result cap). */
+int slt_result_push(slt_result *r, char *value, size_t *cap);
+
+/* The protocol connectors (slt_conn_trino.c, slt_conn_flight.c). */
+extern const slt_connector slt_conn_trino;
+extern const slt_connector slt_conn_flight;
 
 /* ---- running --------------------------------------------------------------------------------- */
 

@@ -3,14 +3,17 @@
  *
  * A connector opens a fresh database and session, runs one statement at a time and returns the
  * outcome as an slt_result (column types and cell texts), so the comparison code does not care how
- * the rows travelled. "embedded" calls the public API in sqe.h in-process; the Flight SQL and
- * Trino HTTP clients join the table below when the servers exist, and then one corpus checks that
+ * the rows travelled. "embedded" calls the public API in sqe.h in-process; "trino"
+ * (slt_conn_trino.c) and "flight" (slt_conn_flight.c) start the Trino HTTP or Flight SQL server
+ * in-process on the same kind of database and talk to it over loopback, so one corpus checks that
  * all front ends agree.
  *
- * INTERFACE: slt_connector_find, slt_result_free.
+ * INTERFACE: slt_connector_find, slt_result_free, slt_db_open, slt_result_fail,
+ *            slt_result_set_columns, slt_result_push.
  * NOTES: cell texts come from sqe_chunk_format (Trino's text rendering); a result is capped at
  * MAX_VALUES cells so a runaway query fails instead of exhausting memory.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,17 +25,81 @@ void slt_result_free(slt_result *r) {
     for (int i = 0; i < r->n_cols; i++)
         if (r->col_types) free(r->col_types[i]);
     free(r->col_types);
-    for (size_t i = 0; i < r->n_rows * (size_t)r->n_cols; i++) free(r->values[i]);
+    size_t n_cells = r->n_rows * (size_t)r->n_cols + r->partial;
+    for (size_t i = 0; i < n_cells; i++) free(r->values[i]);
     free(r->values);
     memset(r, 0, sizeof *r);
 }
 
-static void result_fail(slt_result *r, const char *sqlstate, const char *message) {
+void slt_result_fail(slt_result *r, const char *sqlstate, const char *fmt, ...) {
     memset(&r->err, 0, sizeof r->err);
     r->err.code = -1;
     snprintf(r->err.sqlstate, sizeof r->err.sqlstate, "%s", sqlstate);
-    snprintf(r->err.message, sizeof r->err.message, "%s", message);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err.message, sizeof r->err.message, fmt, ap);
+    va_end(ap);
     r->failed = 1;
+}
+
+static void result_fail(slt_result *r, const char *sqlstate, const char *message) {
+    slt_result_fail(r, sqlstate, "%s", message);
+}
+
+int slt_result_set_columns(slt_result *r, int n, const char *const *types) {
+    r->col_types = calloc((size_t)n + 1, sizeof *r->col_types);
+    if (!r->col_types) goto out_nomem;
+    r->n_cols = n;
+    for (int i = 0; i < n; i++) {
+        r->col_types[i] = strdup(types[i] ? types[i] : "");
+        if (!r->col_types[i]) goto out_nomem;
+    }
+    return 0;
+out_nomem:
+    result_fail(r, "53200", "out of memory in the test runner");
+    return -1;
+}
+
+int slt_result_push(slt_result *r, char *value, size_t *cap) {
+    size_t n_cols = (size_t)r->n_cols;
+    size_t used = r->n_rows * n_cols;
+    size_t at = used + r->partial;
+    if (n_cols == 0 || at + 1 > MAX_VALUES) {
+        free(value);
+        result_fail(r, "54000", n_cols ? "result too large for the test runner"
+                                       : "a row for a result without columns");
+        return -1;
+    }
+    if (at + 1 > *cap) {
+        size_t new_cap = *cap ? *cap * 2 : 256;
+        char **grown = realloc(r->values, new_cap * sizeof *grown);
+        if (!grown) {
+            free(value);
+            result_fail(r, "53200", "out of memory in the test runner");
+            return -1;
+        }
+        r->values = grown;
+        *cap = new_cap;
+    }
+    r->values[at] = value;
+    if (++r->partial == n_cols) {
+        r->partial = 0;
+        r->n_rows++;
+    }
+    return 0;
+}
+
+int slt_db_open(const slt_options *opt, sqe_db **db, sqe_error *err) {
+    sqe_db_options db_opts;
+    memset(&db_opts, 0, sizeof db_opts);
+    db_opts.threads = opt->threads;
+    db_opts.warehouse = opt->warehouse;
+    *db = NULL;
+    if (sqe_db_open(&db_opts, db, err) != SQE_OK) {
+        *db = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- embedded: the in-process API ------------------------------------------------------------ */
@@ -49,11 +116,7 @@ static int embedded_open(const slt_options *opt, void **out, sqe_error *err) {
         snprintf(err->message, sizeof err->message, "out of memory");
         return -1;
     }
-    sqe_db_options db_opts;
-    memset(&db_opts, 0, sizeof db_opts);
-    db_opts.threads = opt->threads;
-    db_opts.warehouse = opt->warehouse;
-    if (sqe_db_open(&db_opts, &e->db, err) != SQE_OK) {
+    if (slt_db_open(opt, &e->db, err) != 0) {
         free(e);
         return -1;
     }
@@ -160,12 +223,14 @@ static void embedded_run(void *conn, const char *sql, slt_result *r) {
 
 /* ---- the table ------------------------------------------------------------------------------- */
 
-static const slt_connector connectors[] = {
-    {"embedded", embedded_open, embedded_run, embedded_close},
-};
+static const slt_connector conn_embedded = {"embedded", 1, embedded_open, embedded_run,
+                                             embedded_close};
+
+static const slt_connector *const connectors[] = {&conn_embedded, &slt_conn_trino,
+                                                  &slt_conn_flight};
 
 const slt_connector *slt_connector_find(const char *name) {
     for (size_t i = 0; i < sizeof connectors / sizeof connectors[0]; i++)
-        if (strcmp(connectors[i].name, name) == 0) return &connectors[i];
+        if (strcmp(connectors[i]->name, name) == 0) return connectors[i];
     return NULL;
 }

@@ -16,6 +16,7 @@
  *     once. A child's report (stdout and stderr) is printed in one piece when it ends; its
  *     counts live in shared memory, so the records it finished before dying still count.
  *   - --no-fork runs the files one after the other in this process (for gdb).
+ *   - --connector embedded|trino|flight picks the front end (slt_conn*.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -55,7 +56,9 @@ static const char usage_text[] =
     "  --jobs N           run N files at once (default 1)\n"
     "  --verbose          report every record\n"
     "  --slow             also run *.test_slow files\n"
-    "  --connector NAME   how statements reach the engine (default and only one: embedded)\n"
+    "  --connector NAME   how statements reach the engine: embedded (default, in-process API),\n"
+    "                     trino (Trino HTTP server + libcurl client) or flight (Flight SQL\n"
+    "                     server + gRPC client), both servers in-process on loopback\n"
     "  --threads N        engine threads per database (default: one per core)\n"
     "  --timeout SEC      fail a file that runs longer than SEC seconds (default 600)\n"
     "  --no-fork          run every file inside this process (no crash isolation, no timeout)\n";

@@ -135,6 +135,9 @@ def schema_statements(data_dir, fmt="csv"):
     if fmt == "parquet":
         return [f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data_dir / (t + '.parquet')}');"
                 for t in TABLES]
+    if fmt == "iceberg":
+        return [f"CREATE TABLE {t} AS SELECT * FROM read_parquet('{data_dir / (t + '.parquet')}');"
+                for t in TABLES]
     text = (HERE / "schema.sql").read_text()
     return split_statements(text.replace("{dir}", str(data_dir)))
 
@@ -152,6 +155,7 @@ def query_text(q, sf, engine):
 # ---- DuckDB -------------------------------------------------------------------------------------
 
 CREATE_RE = re.compile(r"CREATE TABLE (\w+)\s*\((.*)\)\s*;?\s*$", re.S | re.I)
+CTAS_RE = re.compile(r"CREATE TABLE (\w+) AS SELECT", re.I)
 LOAD_RE = re.compile(
     r"INSERT INTO (\w+)\s+SELECT \* FROM read_csv\('([^']*)'.*columns => '([^']*)'", re.S | re.I)
 
@@ -192,9 +196,9 @@ def duckdb_answers(sf, data_dir, queries, threads, fmt="csv"):
     if threads:
         con.execute(f"SET threads = {int(threads)}")
     start = time.monotonic()
-    if fmt == "parquet":
+    if fmt in ("parquet", "iceberg"):
         counts = {}
-        for stmt, t in zip(schema_statements(data_dir, fmt), TABLES):
+        for stmt, t in zip(schema_statements(data_dir, "parquet"), TABLES):
             con.execute(stmt)
             counts[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
     else:
@@ -212,9 +216,11 @@ def duckdb_answers(sf, data_dir, queries, threads, fmt="csv"):
 
 # ---- SQE ----------------------------------------------------------------------------------------
 
-def run_sqe(sqe, script_path, threads, timeout):
-    """Runs sqe on the script; returns ([(line, arrival time)], start time, exit status, stderr)."""
-    cmd = [str(sqe), "sql", "--memory", "--format", "json", "-f", str(script_path)]
+def run_sqe(sqe, script_path, threads, timeout, warehouse=None):
+    """Runs sqe on the script (on the in-memory catalog, or on a fresh Iceberg warehouse);
+    returns ([(line, arrival time)], start time, exit status, stderr)."""
+    where = ["--warehouse", str(warehouse)] if warehouse else ["--memory"]
+    cmd = [str(sqe), "sql", *where, "--format", "json", "-f", str(script_path)]
     if threads:
         cmd += ["--threads", str(threads)]
     stderr_file = tempfile.TemporaryFile(mode="w+")
@@ -390,9 +396,10 @@ def main():
                     help="comma-separated query numbers (default: all 22)")
     ap.add_argument("--threads", type=int, default=0, help="threads for SQE and DuckDB")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds before sqe is killed")
-    ap.add_argument("--format", choices=["csv", "parquet"], default="csv",
+    ap.add_argument("--format", choices=["csv", "parquet", "iceberg"], default="csv",
                     help="csv: load tpchgen CSV files into tables; parquet: query tpchgen "
-                         "Parquet files through views over read_parquet")
+                         "Parquet files through views over read_parquet; iceberg: load the "
+                         "Parquet files into Iceberg tables of a fresh warehouse (CTAS)")
     ap.add_argument("--duckdb-only", action="store_true",
                     help="only run the queries on DuckDB and print their row counts")
     args = ap.parse_args()
@@ -412,7 +419,7 @@ def main():
             print(f"0 passed, {len(queries)} failed")
             return 1
 
-    data_dir = ensure_data(args.sf, args.format)
+    data_dir = ensure_data(args.sf, "parquet" if args.format == "iceberg" else args.format)
     counts, answers = duckdb_answers(args.sf, data_dir, queries, args.threads, args.format)
 
     if args.duckdb_only:
@@ -432,7 +439,12 @@ def main():
         for q in queries:
             f.write(f"-- q{q:02d}\n{query_text(q, args.sf, 'sqe')}\n\n")
 
-    lines, start, status, err = run_sqe(sqe, script, args.threads, args.timeout)
+    warehouse = tempfile.mkdtemp(prefix="sqe-tpch-warehouse-") if args.format == "iceberg" else None
+    try:
+        lines, start, status, err = run_sqe(sqe, script, args.threads, args.timeout, warehouse)
+    finally:
+        if warehouse:
+            shutil.rmtree(warehouse, ignore_errors=True)
     failed_loads = 0
     previous = start
     for i, stmt in enumerate(load):
@@ -441,7 +453,7 @@ def main():
         line, arrived = lines[i]
         elapsed, previous = arrived - previous, arrived
         kind, payload = parse_line(line)
-        m = LOAD_RE.match(strip_comments(stmt).strip())
+        m = LOAD_RE.match(strip_comments(stmt).strip()) or CTAS_RE.match(strip_comments(stmt).strip())
         if not m:
             if kind != "ok":
                 failed_loads += 1

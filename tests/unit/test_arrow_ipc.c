@@ -245,7 +245,7 @@ static void test_schema_all_types(void **state) {
                            "row(x integer, y row(z varchar))"};
     const char *expect[] = {"boolean", "tinyint", "smallint", "integer", "bigint", "real", "double",
                             "decimal(3,1)", "decimal(38,38)", "varchar", "varchar", "varchar",
-                            "varbinary", "json", "date", "time(6)", "timestamp(6)", "timestamp(6)",
+                            "varbinary", "json", "date", "time(6)", "timestamp(6)", "timestamp(3)",
                             "timestamp(6) with time zone", "interval day to second",
                             "interval year to month", "uuid", "unknown", "array(integer)",
                             "map(varchar, array(row(a bigint, b double)))",

@@ -132,6 +132,30 @@ static int read_meta(sdec *d, const fb_table *t, unsigned slot, const arrow_kv *
     return SQE_OK;
 }
 
+/* Removes the "sqe:type" pair from col's metadata (the encoder writes it for its own decoder,
+ * it is not the caller's metadata) and returns its value, or NULL. */
+static const char *take_sqe_type(arrow_column *col) {
+    const char *v = NULL;
+    uint32_t k = 0;
+    arrow_kv *kvs = (arrow_kv *)col->meta;
+    for (uint32_t i = 0; i < col->n_meta; i++) {
+        if (strcmp(kvs[i].key, ARROW_SQE_TYPE) == 0) v = kvs[i].value;
+        else kvs[k++] = kvs[i];
+    }
+    col->n_meta = k;
+    if (k == 0) col->meta = NULL;
+    return v;
+}
+
+/* The precision SQE wrote for a time/timestamp field t (decoded from its unit) when the field's
+ * "sqe:type" names the same kind of type with a precision that unit is written for; else t. */
+static sqe_type written_precision(sqe_type t, int unit, const char *sqe_type_text) {
+    sqe_type w;
+    if (!sqe_type_text || type_parse(sqe_type_text, strlen(sqe_type_text), &w) != 0) return t;
+    if (w.id != t.id || w.precision > 6 || arrow_unit_for_precision(w.precision) != unit) return t;
+    return type_with_precision((type_id)t.id, w.precision);
+}
+
 static int unsupported(sdec *d, const char *name, const char *what) {
     return err_set(d->err, SQE_ERR_NOT_SUPPORTED, "arrow: field \"%s\": %s not supported", name, what);
 }
@@ -159,6 +183,7 @@ static int decode_field(sdec *d, const fb_table *f, int depth, arrow_src_field *
     if (fb_get_table(f, FIELD_DICTIONARY, &dict)) return unsupported(d, col->name, "dictionary encoding");
     const char *ext = NULL;
     SQE_TRY(read_meta(d, f, FIELD_META, &col->meta, &col->n_meta, &ext));
+    const char *type_text = take_sqe_type(col);
     fb_vector kids;
     memset(&kids, 0, sizeof kids);
     (void)fb_get_vector(f, FIELD_CHILDREN, 4, &kids);
@@ -237,6 +262,7 @@ static int decode_field(sdec *d, const fb_table *f, int depth, arrow_src_field *
             src->bit_width != (src->unit <= ARROW_UNIT_MILLI ? 32 : 64))
             return malformed(d->err, "Time unit/bitWidth");
         t = type_with_precision(TYPE_TIME, src->unit == ARROW_UNIT_SECOND ? 0 : src->unit == ARROW_UNIT_MILLI ? 3 : 6);
+        t = written_precision(t, src->unit, type_text);
         break;
     case ARROW_T_TIMESTAMP: {
         src->unit = fb_get_i16(&type, 0, ARROW_UNIT_SECOND);
@@ -253,6 +279,7 @@ static int decode_field(sdec *d, const fb_table *f, int depth, arrow_src_field *
         } else {
             t = type_with_precision(TYPE_TIMESTAMP, prec);
         }
+        t = written_precision(t, src->unit, type_text);
         break;
     }
     case ARROW_T_DURATION:

@@ -176,8 +176,6 @@ static int enc_values(enc *e, sqe_type t, const vec *flat, const level *l, uint3
     case TYPE_REAL:
     case TYPE_DOUBLE:
     case TYPE_DATE:
-    case TYPE_TIME:
-    case TYPE_TIMESTAMP:
     case TYPE_INTERVAL_DS:
     case TYPE_INTERVAL_YM:
     case TYPE_UUID: {
@@ -189,12 +187,31 @@ static int enc_values(enc *e, sqe_type t, const vec *flat, const level *l, uint3
             if (!l->null[i]) memcpy(p + w * i, src + w * l->phys[i], w);
         return SQE_OK;
     }
-    case TYPE_TIMESTAMP_TZ:
-        SQE_TRY(add_buffer(e, (size_t)8 * n, &p));
-        for (uint32_t i = 0; i < n; i++)
-            if (!l->null[i])
-                memcpy(p + 8 * (size_t)i, &VEC_DATA(flat, const sqe_timestamp_tz)[l->phys[i]].micros, 8);
+    case TYPE_TIME:
+    case TYPE_TIMESTAMP:
+    case TYPE_TIMESTAMP_TZ: {
+        /* microseconds -> the unit of the precision (arrow_unit_for_precision), floored; time in
+         * seconds or milliseconds is Time32 */
+        int unit = arrow_unit_for_precision(t.precision);
+        int64_t div = arrow_unit_micros(unit);
+        size_t w = t.id == TYPE_TIME && unit != ARROW_UNIT_MICRO ? 4 : 8;
+        SQE_TRY(add_buffer(e, w * n, &p));
+        if (!flat) return SQE_OK;
+        for (uint32_t i = 0; i < n; i++) {
+            if (l->null[i]) continue;
+            int64_t us = t.id == TYPE_TIMESTAMP_TZ
+                             ? VEC_DATA(flat, const sqe_timestamp_tz)[l->phys[i]].micros
+                             : VEC_DATA(flat, const int64_t)[l->phys[i]];
+            int64_t v = us / div - (us % div < 0);
+            if (w == 4) {
+                int32_t x = (int32_t)v;
+                memcpy(p + 4 * (size_t)i, &x, 4);
+            } else {
+                memcpy(p + 8 * (size_t)i, &v, 8);
+            }
+        }
         return SQE_OK;
+    }
     case TYPE_DECIMAL:
         SQE_TRY(add_buffer(e, (size_t)16 * n, &p));
         for (uint32_t i = 0; i < n; i++) {

@@ -61,6 +61,19 @@ enum { RB_LENGTH = 0, RB_NODES = 1, RB_BUFFERS = 2, RB_COMPRESSION = 3, RB_VARIA
 
 #define ARROW_EXT_NAME "ARROW:extension:name"
 #define ARROW_EXT_META "ARROW:extension:metadata"
+/* Field metadata naming the SQE type of a time/timestamp column whose precision the Arrow unit
+ * alone does not say (1, 2, 4, 5): "timestamp(2)". Written and consumed by format/arrow only. */
+#define ARROW_SQE_TYPE "sqe:type"
+
+/* The Arrow unit SQE writes for time/timestamp precision p: seconds for 0, milliseconds for
+ * 1..3, microseconds for 4..6. */
+static inline int arrow_unit_for_precision(int p) {
+    return p <= 0 ? ARROW_UNIT_SECOND : p <= 3 ? ARROW_UNIT_MILLI : ARROW_UNIT_MICRO;
+}
+/* Microseconds per tick of unit (second, milli, micro); 1 for anything else. */
+static inline int64_t arrow_unit_micros(int unit) {
+    return unit == ARROW_UNIT_SECOND ? 1000000 : unit == ARROW_UNIT_MILLI ? 1000 : 1;
+}
 
 /* How a decoded field is laid out in Arrow (what arrow_batch_decode needs beyond sqe_type). */
 struct arrow_src_field {

@@ -9,6 +9,8 @@
  *   Field.nullable are written explicitly. Extension types (arrow.json, arrow.uuid) are the
  *   canonical extension names in the field's custom_metadata with an empty
  *   ARROW:extension:metadata; clients without the extension see the storage type.
+ *   time(p)/timestamp(p) are written in the unit of p (s for 0, ms for 1..3, µs for 4..6); when
+ *   the unit does not say p (1, 2, 4, 5) the field also carries "sqe:type" = "timestamp(2)".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +21,11 @@
 
 #define MAX_DEPTH 64
 
-static fb_ref kv_vector(fb_builder *b, const arrow_kv *meta, uint32_t n_meta, const char *ext) {
-    uint32_t n = n_meta + (ext ? 2 : 0);
+/* The custom_metadata vector: the caller's pairs (minus any sqe:type), then the extension name
+ * pair and the sqe:type pair when given. 0 when empty. */
+static fb_ref kv_vector(fb_builder *b, const arrow_kv *meta, uint32_t n_meta, const char *ext,
+                        const char *type_text) {
+    uint32_t n = n_meta + (ext ? 2 : 0) + (type_text ? 1 : 0);
     if (n == 0) return 0;
     fb_ref *refs = calloc(n, sizeof *refs);
     if (!refs) {
@@ -28,17 +33,21 @@ static fb_ref kv_vector(fb_builder *b, const arrow_kv *meta, uint32_t n_meta, co
         return 0;
     }
     uint32_t k = 0;
-    for (uint32_t i = 0; i < n_meta + (ext ? 2 : 0); i++) {
+    for (uint32_t i = 0; i < n; i++) {
         const char *key, *value;
         if (i < n_meta) {
             key = meta[i].key ? meta[i].key : "";
             value = meta[i].value ? meta[i].value : "";
-        } else if (i == n_meta) {
+            if (strcmp(key, ARROW_SQE_TYPE) == 0) continue; /* ours to write */
+        } else if (ext && i == n_meta) {
             key = ARROW_EXT_NAME;
             value = ext;
-        } else {
+        } else if (ext && i == n_meta + 1) {
             key = ARROW_EXT_META;
             value = "";
+        } else {
+            key = ARROW_SQE_TYPE;
+            value = type_text;
         }
         fb_ref kr = fb_create_string(b, key, strlen(key));
         fb_ref vr = fb_create_string(b, value, strlen(value));
@@ -47,7 +56,7 @@ static fb_ref kv_vector(fb_builder *b, const arrow_kv *meta, uint32_t n_meta, co
         fb_table_add_ref(b, KV_VALUE, vr);
         refs[k++] = fb_table_end(b);
     }
-    fb_ref v = fb_create_vector_refs(b, refs, k);
+    fb_ref v = k ? fb_create_vector_refs(b, refs, k) : 0;
     free(refs);
     return v;
 }
@@ -87,15 +96,17 @@ static fb_ref type_table(fb_builder *b, sqe_type t, uint8_t *arrow_id) {
         *arrow_id = ARROW_T_DATE;
         fb_table_add_i16(b, 0, ARROW_DATE_DAY);
         break;
-    case TYPE_TIME:
+    case TYPE_TIME: {
+        int unit = arrow_unit_for_precision(t.precision);
         *arrow_id = ARROW_T_TIME;
-        fb_table_add_i16(b, 0, ARROW_UNIT_MICRO);
-        fb_table_add_i32(b, 1, 64);
+        fb_table_add_i16(b, 0, (int16_t)unit);
+        fb_table_add_i32(b, 1, unit == ARROW_UNIT_MICRO ? 64 : 32);
         break;
+    }
     case TYPE_TIMESTAMP:
     case TYPE_TIMESTAMP_TZ:
         *arrow_id = ARROW_T_TIMESTAMP;
-        fb_table_add_i16(b, 0, ARROW_UNIT_MICRO);
+        fb_table_add_i16(b, 0, (int16_t)arrow_unit_for_precision(t.precision));
         fb_table_add_ref(b, 1, tz);
         break;
     case TYPE_INTERVAL_DS:
@@ -185,7 +196,12 @@ static fb_ref field_encode(fb_builder *b, const char *name, sqe_type t, bool nul
     }
     fb_ref kids = children_encode(b, t, depth, err, rc);
     const char *ext = t.id == TYPE_JSON ? "arrow.json" : t.id == TYPE_UUID ? "arrow.uuid" : NULL;
-    fb_ref kvs = kv_vector(b, meta, n_meta, ext);
+    /* time(p)/timestamp(p) with a p the unit does not say (1, 2, 4, 5) carry their SQE type */
+    char type_text[64];
+    bool temporal = t.id == TYPE_TIME || t.id == TYPE_TIMESTAMP || t.id == TYPE_TIMESTAMP_TZ;
+    bool odd_p = temporal && t.precision != 0 && t.precision != 3 && t.precision != 6;
+    if (odd_p && type_format(t, type_text, sizeof type_text) >= sizeof type_text) odd_p = false;
+    fb_ref kvs = kv_vector(b, meta, n_meta, ext, odd_p ? type_text : NULL);
     uint8_t arrow_id = 0;
     fb_ref type = type_table(b, t, &arrow_id);
     fb_ref nm = fb_create_string(b, name ? name : "", name ? strlen(name) : 0);
@@ -211,7 +227,7 @@ int arrow_schema_encode(const arrow_schema *schema, arrow_buf *header, sqe_error
     }
     fb_ref fields = fb_create_vector_refs(&b, cols, schema->n_cols);
     free(cols);
-    fb_ref kvs = kv_vector(&b, schema->meta, schema->n_meta, NULL);
+    fb_ref kvs = kv_vector(&b, schema->meta, schema->n_meta, NULL, NULL);
     fb_table_start(&b);
     fb_table_add_i16(&b, SCHEMA_ENDIANNESS, 0); /* Little */
     fb_table_add_ref(&b, SCHEMA_FIELDS, fields);

@@ -18,6 +18,7 @@
  *     several types keeps all of them as candidates (the column takes the most specific type
  *     every value allows).
  */
+#include "common/utf8.h"
 #include "format/csv/csv_int.h"
 
 #include <math.h>
@@ -215,41 +216,7 @@ bool csv_parse_uuid(const char *s, size_t len, uint8_t out[16]) {
 
 /* --- UTF-8 --------------------------------------------------------------------------------- */
 
-size_t csv_utf8_prefix(const char *str, size_t len) {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < len) {
-        /* ASCII fast path, 8 bytes at a time */
-        while (i + 8 <= len) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & 0x8080808080808080ULL) break;
-            i += 8;
-        }
-        if (i >= len) break;
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
-        uint32_t cp;
-        if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
-        else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f;
-        else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07;
-        else return i;
-        if (i + n > len) return i;
-        for (size_t k = 1; k < n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80) return i;
-            cp = cp << 6 | (s[i + k] & 0x3f);
-        }
-        if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-            (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-            return i;
-        i += n;
-    }
-    return len;
-}
+size_t csv_utf8_prefix(const char *str, size_t len) { return utf8_valid_prefix(str, len); }
 
 bool csv_utf8_valid(const char *s, size_t len) { return csv_utf8_prefix(s, len) == len; }
 

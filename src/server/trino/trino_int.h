@@ -36,9 +36,17 @@ typedef struct trino_request {
     trino_kv *prepared; /* X-Trino-Prepared-Statement */
     uint32_t n_prepared;
     char *header_error; /* set when a header could not be decoded: the statement fails with it */
+    bool authenticated; /* user is the principal the server's hooks authenticated */
 } trino_request;
 
 void trino_request_reset(trino_request *req);
+
+/* Fills req's session fields from one request header (name case-insensitive; headers other than
+ * X-Trino-* are ignored). Repeated single-valued headers: the last wins; X-Trino-Session and
+ * X-Trino-Prepared-Statement accumulate. Returns SQE_OK, or an error (req keeps what it had)
+ * for a value that cannot be decoded. The request-path entry point of fuzz_trino_request. */
+int trino_request_header(trino_request *req, const char *name, const char *value,
+                         sqe_error *err);
 
 /* Parses one comma-separated list of url-encoded name=value pairs (X-Trino-Session,
  * X-Trino-Prepared-Statement) and appends them to *items. Returns SQE_OK, or an error (message

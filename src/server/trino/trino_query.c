@@ -322,6 +322,11 @@ struct trino_query {
     char *last_body;           /* its body, for retries */
     size_t last_len;
     unsigned last_status;
+    /* admission (srv_hooks): released once when the worker ends */
+    bool admitted;             /* registry lock */
+    int64_t deadline_ms;       /* [query] timeout: canceled with EXCEEDED_TIME_LIMIT; 0 = none */
+    uint32_t timeout_ms;
+    bool timed_out;            /* query lock */
     /* statistics */
     int64_t created_ms, started_ms, finished_ms, last_access_ms;
     int64_t cpu_ms;
@@ -555,11 +560,33 @@ static bool is_canceled(trino_query *q) {
     return c;
 }
 
+/* The error of a canceled query: the timeout, or the client's cancel. Query lock held. */
+static void cancel_error(const trino_query *q, sqe_error *err) {
+    if (q->timed_out)
+        err_set(err, SQE_ERR_EXCEEDED_TIME_LIMIT,
+                "Query exceeded the maximum execution time limit of %u ms ([query] timeout)",
+                q->timeout_ms);
+    else
+        err_set(err, SQE_ERR_USER_CANCELED, "Query was canceled");
+}
+
+/* Gives back the admission slot (once). */
+static void query_release(trino_query *q) {
+    trino_registry *reg = q->reg;
+    const srv_hooks *h = reg->opts.hooks;
+    pthread_mutex_lock(&reg->lock);
+    bool was = q->admitted;
+    q->admitted = false;
+    pthread_mutex_unlock(&reg->lock);
+    if (was && h && h->release) h->release(h->ud, q->req.user);
+}
+
 static void fail(trino_query *q, const sqe_error *err) {
     pthread_mutex_lock(&q->lock);
     if (q->state != QS_FAILED) {
         q->state = QS_FAILED;
         q->error = *err;
+        if (q->timed_out) cancel_error(q, &q->error);
         if (!q->error.code) q->error.code = SQE_ERR_GENERIC_INTERNAL_ERROR;
         drop_pages(q);
     }
@@ -899,7 +926,9 @@ static void *worker_main(void *arg) {
         run_query(q);
     } else {
         sqe_error err;
-        err_set(&err, SQE_ERR_USER_CANCELED, "Query was canceled");
+        pthread_mutex_lock(&q->lock);
+        cancel_error(q, &err);
+        pthread_mutex_unlock(&q->lock);
         fail(q, &err);
         pthread_mutex_lock(&q->lock);
         q->worker_done = true;
@@ -908,6 +937,7 @@ static void *worker_main(void *arg) {
         pthread_mutex_unlock(&q->lock);
     }
 
+    query_release(q);
     pthread_mutex_lock(&reg->lock);
     if (run) {
         reg->n_running--;
@@ -936,6 +966,13 @@ static void *reaper_main(void *arg) {
             pthread_mutex_lock(&q->lock);
             bool done = q->worker_done && (q->final_delivered || q->canceled);
             bool remove = done && now - q->last_access_ms >= FINISHED_GRACE_MS;
+            if (!q->worker_done && !q->canceled && q->deadline_ms && now >= q->deadline_ms) {
+                q->timed_out = true; /* [query] timeout */
+                q->canceled = true;
+                __atomic_store_n(&q->cancel_flag, 1, __ATOMIC_RELAXED);
+                drop_pages(q);
+                pthread_cond_broadcast(&q->cond);
+            }
             if (!done && !q->canceled &&
                 now - q->last_access_ms >= (int64_t)reg->opts.idle_timeout_ms) {
                 q->canceled = true; /* abandoned: nobody fetched it */
@@ -1053,6 +1090,32 @@ static int refuse(trino_reply *reply, const char *why) {
     return trino_reply_set(reply, 503, "text/plain; charset=utf-8", why);
 }
 
+/* Answers a statement the admission hook refused: a FAILED QueryResults (HTTP 200, so clients
+ * raise the error with its name and message) for a query that is never registered. Frees q. */
+static int reject(trino_registry *reg, trino_query *q, const sqe_error *why, const char *base_uri,
+                  trino_reply *reply) {
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char rnd[8];
+    random_chars(rnd, 5, "abcdefghijklmnopqrstuvwxyz");
+    pthread_mutex_lock(&reg->lock);
+    unsigned n = ++reg->counter % 100000;
+    pthread_mutex_unlock(&reg->lock);
+    snprintf(q->id, sizeof q->id, "%04d%02d%02d_%02d%02d%02d_%05u_%s", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, n, rnd);
+    q->state = QS_FAILED;
+    q->error = *why;
+    if (!q->error.code) q->error.code = SQE_ERR_GENERIC_USER_ERROR;
+    q->worker_done = true;
+    strbuf sb;
+    strbuf_init(&sb);
+    results_json(q, base_uri, 0, NULL, &sb);
+    int rc = reply_json(q, &sb, reply);
+    query_free(q);
+    return rc;
+}
+
 int trino_query_submit(trino_registry *reg, trino_request *req, const char *base_uri,
                        trino_reply *reply) {
     trino_query *q = calloc(1, sizeof *q);
@@ -1066,6 +1129,18 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
     q->created_ms = q->last_access_ms = now_ms();
     random_chars(q->slug, 24, "abcdefghijklmnopqrstuvwxyz0123456789");
 
+    const srv_hooks *hooks = reg->opts.hooks;
+    if (hooks && hooks->admit) {
+        sqe_error aerr;
+        err_clear(&aerr);
+        uint32_t timeout = 0;
+        if (hooks->admit(hooks->ud, q->req.user, strlen(q->req.sql), &timeout, &aerr) != SQE_OK)
+            return reject(reg, q, &aerr, base_uri, reply);
+        q->admitted = true;
+        q->timeout_ms = timeout;
+        q->deadline_ms = timeout ? q->created_ms + timeout : 0;
+    }
+
     pthread_mutex_lock(&reg->lock);
     const char *refusal = reg->draining   ? "Server is shutting down"
                           : reg->stopping ? "Server is shutting down"
@@ -1074,6 +1149,7 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
                               : NULL;
     if (refusal) {
         pthread_mutex_unlock(&reg->lock);
+        query_release(q);
         query_free(q);
         return refuse(reply, refusal);
     }
@@ -1098,6 +1174,8 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
     int prc = pthread_create(&th, &attr, worker_main, q);
     pthread_attr_destroy(&attr);
     if (prc != 0) {
+        if (q->admitted && hooks && hooks->release) hooks->release(hooks->ud, q->req.user);
+        q->admitted = false;
         reg->n_workers--;
         q->refs--; /* no worker */
         unlink_locked(reg, q);
@@ -1152,7 +1230,7 @@ int trino_query_fetch(trino_registry *reg, const char *id, const char *slug, uin
         }
         if (q->canceled && q->state != QS_FAILED) {
             q->state = QS_FAILED;
-            err_set(&q->error, SQE_ERR_USER_CANCELED, "Query was canceled");
+            cancel_error(q, &q->error);
         }
         strbuf sb;
         strbuf_init(&sb);

@@ -30,10 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/core/http_guard.h"
 #include "server/trino/trino_int.h"
 
 #define CONNECTION_MEMORY_LIMIT (256 * 1024) /* headers (prepared statements travel in them) */
 #define CONNECTION_TIMEOUT_S 60
+#define REQUEST_TIMEOUT_MS 30000
+#define MAX_PEM_BYTES (1 << 20)
 #define CONNECTION_LIMIT 1000
 #define DISCARD_FACTOR 16 /* bodies up to 16 x max_sql_bytes are drained before the 413 */
 
@@ -45,7 +48,15 @@ struct trino_server {
     trino_registry *reg;
     uint16_t port;
     int64_t started_ms;
+    http_guard *guard;
+    health_state own_health; /* used when opts.health is NULL */
+    char *tls_cert, *tls_key; /* PEM text, for HTTPS */
+    const char *scheme;       /* "http" | "https" */
 };
+
+static health_state *health_of(trino_server *srv) {
+    return srv->opts.health ? srv->opts.health : &srv->own_health;
+}
 
 /* --- small helpers (trino_int.h) ------------------------------------------------------------ */
 
@@ -212,19 +223,12 @@ static bool set_string(char **slot, const char *value) {
     return true;
 }
 
-static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                   const char *value) {
-    (void)kind;
-    header_scan *hs = cls;
-    trino_request *req = hs->req;
-    if (!key || !value) return MHD_YES;
+int trino_request_header(trino_request *req, const char *key, const char *value,
+                         sqe_error *err) {
+    if (!key || !value || strncasecmp(key, "X-Trino-", 8) != 0) return SQE_OK;
     bool ok = true;
-    if (!strcasecmp(key, "Host")) {
-        hs->host = value;
-    } else if (strncasecmp(key, "X-Trino-", 8) != 0) {
-        return MHD_YES;
-    } else if (!strcasecmp(key, "X-Trino-User")) {
-        ok = set_string(&req->user, value);
+    if (!strcasecmp(key, "X-Trino-User")) {
+        if (!req->authenticated) ok = set_string(&req->user, value);
     } else if (!strcasecmp(key, "X-Trino-Catalog")) {
         ok = set_string(&req->catalog, value);
     } else if (!strcasecmp(key, "X-Trino-Schema")) {
@@ -236,18 +240,25 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
     } else if (!strcasecmp(key, "X-Trino-Client-Tags")) {
         ok = set_string(&req->client_tags, value);
     } else if (!strcasecmp(key, "X-Trino-Session")) {
-        if (!hs->failed &&
-            trino_kv_parse("X-Trino-Session", value, &req->session, &req->n_session, &hs->err))
-            hs->failed = true;
+        return trino_kv_parse("X-Trino-Session", value, &req->session, &req->n_session, err);
     } else if (!strcasecmp(key, "X-Trino-Prepared-Statement")) {
-        if (!hs->failed && trino_kv_parse("X-Trino-Prepared-Statement", value, &req->prepared,
-                                          &req->n_prepared, &hs->err))
-            hs->failed = true;
+        return trino_kv_parse("X-Trino-Prepared-Statement", value, &req->prepared,
+                              &req->n_prepared, err);
     }
-    if (!ok && !hs->failed) {
-        err_nomem(&hs->err, "request headers");
+    return ok ? SQE_OK : err_nomem(err, "request headers");
+}
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value) {
+    (void)kind;
+    header_scan *hs = cls;
+    if (!key || !value) return MHD_YES;
+    if (!strcasecmp(key, "Host")) {
+        hs->host = value;
+        return MHD_YES;
+    }
+    if (!hs->failed && trino_request_header(hs->req, key, value, &hs->err) != SQE_OK)
         hs->failed = true;
-    }
     return MHD_YES;
 }
 
@@ -261,11 +272,11 @@ static void base_uri(const trino_server *srv, const char *host, char *buf, size_
              c == '.' || c == '-' || c == ':' || c == '[' || c == ']' || c == '_';
     }
     if (ok) {
-        snprintf(buf, n, "http://%s", host);
+        snprintf(buf, n, "%s://%s", srv->scheme, host);
     } else if (strchr(srv->bind_address, ':')) {
-        snprintf(buf, n, "http://[%s]:%u", srv->bind_address, srv->port);
+        snprintf(buf, n, "%s://[%s]:%u", srv->scheme, srv->bind_address, srv->port);
     } else {
-        snprintf(buf, n, "http://%s:%u", srv->bind_address, srv->port);
+        snprintf(buf, n, "%s://%s:%u", srv->scheme, srv->bind_address, srv->port);
     }
 }
 
@@ -300,7 +311,8 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, cons
 /* 413 with a failed QueryResults carrying QUERY_TEXT_TOO_LARGE. */
 static enum MHD_Result send_too_large(const trino_server *srv, struct MHD_Connection *c) {
     sqe_error e;
-    err_set(&e, SQE_ERR_QUERY_TEXT_TOO_LARGE, "Query text length exceeds the maximum of %zu bytes",
+    err_set(&e, SQE_ERR_QUERY_TEXT_TOO_LARGE,
+            "Query text length exceeds the maximum of %zu bytes ([query] max_sql_bytes)",
             srv->opts.max_sql_bytes);
     strbuf sb;
     strbuf_init(&sb);
@@ -329,10 +341,19 @@ static enum MHD_Result send_too_large(const trino_server *srv, struct MHD_Connec
     return send_reply(c, &r);
 }
 
-static enum MHD_Result handle_submit(trino_server *srv, struct MHD_Connection *c, conn_ctx *ctx) {
-    if (ctx->too_large) return send_too_large(srv, c);
+/* Takes principal (malloc'd, NULL when the server has no hooks). */
+static enum MHD_Result handle_submit(trino_server *srv, struct MHD_Connection *c, conn_ctx *ctx,
+                                     char *principal) {
+    if (ctx->too_large) {
+        free(principal);
+        return send_too_large(srv, c);
+    }
     trino_request req;
     memset(&req, 0, sizeof req);
+    if (principal) {
+        req.user = principal;
+        req.authenticated = true;
+    }
     header_scan hs;
     memset(&hs, 0, sizeof hs);
     hs.req = &req;
@@ -384,11 +405,46 @@ static bool parse_query_path(const char *p, char *id, size_t id_len, char *slug,
     return true;
 }
 
+/* The client address as "ip:port" ("[ip]:port" for IPv6); "" when unknown. */
+static void peer_of(struct MHD_Connection *c, char *buf, size_t n) {
+    buf[0] = 0;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !ci->client_addr) return;
+    char ip[INET6_ADDRSTRLEN];
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+        if (inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip))
+            snprintf(buf, n, "%s:%u", ip, ntohs(a->sin_port));
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+        if (inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip))
+            snprintf(buf, n, "[%s]:%u", ip, ntohs(a->sin6_port));
+    }
+}
+
+/* 401 with a Basic challenge (the trino clients then send their configured credentials). */
+static enum MHD_Result send_unauthorized(struct MHD_Connection *c, const char *why) {
+    char msg[600];
+    snprintf(msg, sizeof msg, "Unauthorized: %s", why);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "WWW-Authenticate", "Basic realm=\"sqe\"");
+    enum MHD_Result ret = MHD_queue_response(c, 401, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 static enum MHD_Result handle_info(trino_server *srv, struct MHD_Connection *c, bool state_only) {
     strbuf sb;
     strbuf_init(&sb);
     if (state_only) {
-        strbuf_puts(&sb, "\"ACTIVE\"");
+        health_phase ph = health_get(health_of(srv));
+        strbuf_puts(&sb, ph == HEALTH_DRAINING   ? "\"SHUTTING_DOWN\""
+                         : ph == HEALTH_STARTING ? "\"INACTIVE\""
+                                                 : "\"ACTIVE\"");
     } else {
         double secs = (double)(mono_ms() - srv->started_ms) / 1000.0;
         char uptime[32];
@@ -404,7 +460,8 @@ static enum MHD_Result handle_info(trino_server *srv, struct MHD_Connection *c, 
         trino_json_string(sqe_version(), &sb);
         strbuf_puts(&sb, "},\"environment\":");
         trino_json_string(srv->environment, &sb);
-        strbuf_printf(&sb, ",\"coordinator\":true,\"starting\":false,\"uptime\":\"%s\"}", uptime);
+        strbuf_printf(&sb, ",\"coordinator\":true,\"starting\":%s,\"uptime\":\"%s\"}",
+                      health_get(health_of(srv)) == HEALTH_STARTING ? "true" : "false", uptime);
     }
     trino_reply r;
     memset(&r, 0, sizeof r);
@@ -460,15 +517,44 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     if (ctx->replied) return MHD_YES;
     ctx->replied = true;
+    http_guard_request_done(c);
 
     bool is_get = !strcmp(method, MHD_HTTP_METHOD_GET);
     bool is_head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
     bool is_delete = !strcmp(method, MHD_HTTP_METHOD_DELETE);
+    const char *health_body = NULL;
+    unsigned health_status = health_answer(health_of(srv), url, &health_body);
+    if (health_status) {
+        if (!is_get && !is_head) return send_text(c, 405, "Method not allowed");
+        return send_text(c, health_status, health_body);
+    }
+    if (!strcmp(url, "/v1/info") || !strcmp(url, "/v1/info/state")) {
+        if (!is_get && !is_head) return send_text(c, 405, "Method not allowed");
+        return handle_info(srv, c, url[8] == '/');
+    }
+
+    char *principal = NULL;
+    const srv_hooks *hooks = srv->opts.hooks;
+    if (hooks && hooks->authenticate) {
+        char peer[80];
+        peer_of(c, peer, sizeof peer);
+        sqe_error e;
+        err_clear(&e);
+        const char *authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+        const char *user = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trino-User");
+        if (!authz && (!user || !*user) && is_post && !strcmp(url, "/v1/statement"))
+            return send_text(c, 400, "User must be set");
+        if (hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL, &principal, &e) !=
+            SQE_OK)
+            return send_unauthorized(c, e.message[0] ? e.message : "authentication failed");
+    }
     if (!strcmp(url, "/v1/statement")) {
-        if (is_post) return handle_submit(srv, c, ctx);
+        if (is_post) return handle_submit(srv, c, ctx, principal);
+        free(principal);
         if (is_head) return send_text(c, 200, "");
         return send_text(c, 405, "Method not allowed");
     }
+    free(principal);
     const char *rest = NULL;
     if (!strncmp(url, "/v1/statement/queued/", 21))
         rest = url + 21;
@@ -492,10 +578,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return send_text(c, 405, "Method not allowed");
         }
         return send_reply(c, &r);
-    }
-    if (!strcmp(url, "/v1/info") || !strcmp(url, "/v1/info/state")) {
-        if (!is_get && !is_head) return send_text(c, 405, "Method not allowed");
-        return handle_info(srv, c, url[8] == '/');
     }
     return send_text(c, 404, "Not found");
 }
@@ -526,6 +608,25 @@ void trino_server_options_init(trino_server_options *opts) {
     opts->max_running = 64;
     opts->idle_timeout_ms = 300000;
     opts->environment = "sqe";
+    opts->request_timeout_ms = REQUEST_TIMEOUT_MS;
+    opts->connection_timeout_s = CONNECTION_TIMEOUT_S;
+}
+
+/* Reads a PEM file (at most 1 MiB) into a new string. */
+static int read_pem(const char *path, const char *what, char **out, sqe_error *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return err_set(err, SQE_ERR_IO_ERROR, "cannot read the TLS %s %s", what, path);
+    char *buf = malloc(MAX_PEM_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_PEM_BYTES + 1, fp) : 0;
+    fclose(fp);
+    if (!buf) return err_nomem(err, "TLS");
+    if (n == 0 || n > MAX_PEM_BYTES || memchr(buf, 0, n) || !strstr((buf[n] = 0, buf), "-----BEGIN")) {
+        free(buf);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "the TLS %s %s is not a PEM file", what,
+                       path);
+    }
+    *out = buf;
+    return SQE_OK;
 }
 
 int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_server **out,
@@ -544,6 +645,24 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
     if (!srv->opts.max_sql_bytes) srv->opts.max_sql_bytes = 1 << 20;
     srv->opts.bind_address = srv->bind_address;
     srv->opts.environment = srv->environment;
+    srv->opts.tls_cert_file = srv->opts.tls_key_file = NULL; /* not kept */
+    srv->scheme = "http";
+    health_set(&srv->own_health, HEALTH_READY);
+    bool tls = opts->tls_cert_file && *opts->tls_cert_file;
+    if (tls != (opts->tls_key_file && *opts->tls_key_file)) {
+        trino_server_destroy(srv);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "TLS needs both a certificate and a key file");
+    }
+    if (tls) {
+        int trc = read_pem(opts->tls_cert_file, "certificate", &srv->tls_cert, err);
+        if (!trc) trc = read_pem(opts->tls_key_file, "key", &srv->tls_key, err);
+        if (trc) {
+            trino_server_destroy(srv);
+            return trc;
+        }
+        srv->scheme = "https";
+    }
 
     struct sockaddr_in a4;
     struct sockaddr_in6 a6;
@@ -578,14 +697,32 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
         threads = cores > 4 ? (unsigned)(2 * cores) : 8;
         if (threads > 64) threads = 64;
     }
+    rc = http_guard_create(opts->request_timeout_ms, &srv->guard, err);
+    if (rc) {
+        trino_server_destroy(srv);
+        return rc;
+    }
+    unsigned conn_timeout = opts->connection_timeout_s ? opts->connection_timeout_s
+                                                       : CONNECTION_TIMEOUT_S;
+    struct MHD_OptionItem tls_opts[] = {
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, srv->tls_cert},
+        {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, srv->tls_key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (tls) flags |= MHD_USE_TLS;
     srv->daemon = MHD_start_daemon(
         flags, opts->port, NULL, NULL, handle, srv, MHD_OPTION_SOCK_ADDR, addr,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT, conn_timeout,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_NOTIFY_CONNECTION,
+        http_guard_notify, srv->guard, MHD_OPTION_URI_LOG_CALLBACK, http_guard_uri_log,
+        srv->guard, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
     if (!srv->daemon) {
-        rc = err_set(err, SQE_ERR_IO_ERROR, "Cannot listen on %s port %u (address in use?)",
+        rc = err_set(err, SQE_ERR_IO_ERROR,
+                     tls ? "Cannot listen on %s port %u (address in use, or the TLS certificate "
+                           "and key do not load?)"
+                         : "Cannot listen on %s port %u (address in use?)",
                      srv->bind_address, opts->port);
         trino_server_destroy(srv);
         return rc;
@@ -599,6 +736,8 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
 uint16_t trino_server_port(const trino_server *srv) { return srv->port; }
 
 uint32_t trino_server_drain(trino_server *srv, uint32_t deadline_ms) {
+    health_set(&srv->own_health, HEALTH_DRAINING);
+    if (srv->opts.health) health_set(srv->opts.health, HEALTH_DRAINING);
     trino_registry_set_draining(srv->reg);
     int64_t start = mono_ms();
     while (trino_registry_active(srv->reg) > 0 && mono_ms() - start < (int64_t)deadline_ms)
@@ -610,7 +749,13 @@ uint32_t trino_server_drain(trino_server *srv, uint32_t deadline_ms) {
 void trino_server_destroy(trino_server *srv) {
     if (!srv) return;
     if (srv->daemon) MHD_stop_daemon(srv->daemon);
+    http_guard_destroy(srv->guard);
     trino_registry_destroy(srv->reg);
+    free(srv->tls_cert);
+    if (srv->tls_key) {
+        memset(srv->tls_key, 0, strlen(srv->tls_key));
+        free(srv->tls_key);
+    }
     free(srv->bind_address);
     free(srv->environment);
     free(srv);

@@ -13,10 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/core/health.h"
+#include "server/srv_hooks.h"
 #include "sqe/sqe.h"
 
-/* Settings; trino_server_options_init fills the defaults (loopback, port 8080). The TOML
- * configuration ([coordinator] section) fills this struct later. */
+/* Settings; trino_server_options_init fills the defaults (loopback, port 8080). `sqe serve`
+ * fills it from the configuration ([coordinator], [query]) and its command line. */
 typedef struct trino_server_options {
     const char *bind_address;     /* IPv4 or IPv6 literal to listen on; default "127.0.0.1" */
     uint16_t port;                /* default 8080; 0 = any free port (see trino_server_port) */
@@ -33,6 +35,15 @@ typedef struct trino_server_options {
     uint32_t idle_timeout_ms;     /* a query nobody fetched for this long is canceled and
                                      dropped; default 300000 */
     const char *environment;      /* reported by /v1/info; default "sqe" */
+    const srv_hooks *hooks;       /* authentication and admission (must outlive the server);
+                                     NULL = X-Trino-User is trusted, no limits */
+    health_state *health;         /* readiness shared with the other listeners (must outlive
+                                     the server); NULL = ready from start until a drain */
+    const char *tls_cert_file;    /* PEM certificate chain and key: both set = HTTPS only */
+    const char *tls_key_file;
+    uint32_t request_timeout_ms;  /* a request's headers and body must arrive within this
+                                     (slow clients are disconnected); default 30000 */
+    uint32_t connection_timeout_s; /* an idle connection is closed after this; default 60 */
 } trino_server_options;
 
 typedef struct trino_server trino_server;
@@ -50,7 +61,13 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
 /* The port the server listens on (the chosen one when opts->port was 0). */
 uint16_t trino_server_port(const trino_server *srv);
 
-/* Starts a graceful shutdown: new statements are refused (503, SERVER_SHUTTING_DOWN) while
+/* Authentication: with opts->hooks every request except GET /v1/info, /healthz and /readyz is
+ * authenticated through hooks->authenticate (the Authorization header, X-Trino-User and the peer
+ * address); a failure is 401 with "WWW-Authenticate: Basic realm=\"sqe\"". The statement runs as
+ * the authenticated principal. Every statement passes hooks->admit first (a refusal is a FAILED
+ * result naming the limit) and is canceled with EXCEEDED_TIME_LIMIT at the timeout admit gave.
+ *
+ * Starts a graceful shutdown: new statements are refused (503, SERVER_SHUTTING_DOWN) while
  * queries already submitted keep running and keep serving their pages. Waits until every query
  * has finished and been fetched (or canceled), or until deadline_ms passed, then cancels what is
  * left. Returns the number of queries still executing at the end (0 when all drained). Safe to

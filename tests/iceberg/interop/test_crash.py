@@ -95,7 +95,7 @@ def test_kill_during_merge(tmp_path):
     snap = setup_table(wh, gen, n, n * (n - 1) // 2)
     kill_during(wh, "k.t", (
         "MERGE INTO iceberg.k.t t USING (SELECT CAST(a AS bigint) * 1000 + b AS id"
-        " FROM UNNEST(sequence(0, 599)) AS x(a) CROSS JOIN UNNEST(sequence(0, 999)) AS y(b)) s"
+        " FROM UNNEST(sequence(0, 2999)) AS x(a) CROSS JOIN UNNEST(sequence(0, 999)) AS y(b)) s"
         " ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'merged'"
         " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 'new')"))
     check_recovered(wh, "k.t", snap, n, n * (n - 1) // 2)

@@ -76,6 +76,7 @@ import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
@@ -600,7 +601,20 @@ public final class IcebergInteropGen {
       if (!first) sb.append(',');
       first = false;
       sb.append("{\"sql\":").append(str(c[0])).append(",\"rows\":");
-      rows(sb, t.schema(), IcebergGenerics.read(t).where(parseExpr(c[1])).build());
+      // IcebergGenerics prunes files with the filter but returns every row of the files it
+      // reads: the Evaluator keeps exactly the rows the predicate accepts.
+      // (The evaluator works on Iceberg's internal representation: dates as day numbers and
+      // so on, which InternalRecordWrapper presents.)
+      // Iceberg's Evaluator orders NULL before every value (NULL < 0 is true), unlike SQL, so a
+      // comparison is evaluated together with "column is not null".
+      Expression expr = parseExpr(c[1]);
+      Expression sql = c[1].endsWith("=null") ? expr
+          : Expressions.and(Expressions.notNull(c[1].split("[<>=]")[0]), expr);
+      Evaluator keep = new Evaluator(t.schema().asStruct(), sql);
+      InternalRecordWrapper internal = new InternalRecordWrapper(t.schema().asStruct());
+      rows(sb, t.schema(),
+           CloseableIterable.filter(IcebergGenerics.read(t).where(expr).build(),
+                                    r -> keep.eval(internal.wrap(r))));
       sb.append('}');
     }
     sb.append("]}");

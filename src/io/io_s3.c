@@ -1,0 +1,266 @@
+/*
+ * io_s3.c: io.h semantics on S3 objects (see io_s3.h).
+ *
+ * INTERFACE: io_s3_is_uri, io_s3_parse_uri, io_s3_env_context, io_s3_object_open,
+ *            io_s3_object_read, io_s3_object_close, io_s3_glob, io_s3_write_new, io_s3_remove,
+ *            io_s3_upload_file.
+ * NOTES: the environment context is built under pthread_once and lives until exit (its client
+ * keeps the pooled connections). An object's version is FNV-1a of its ETag, so a rewritten
+ * object invalidates footer caches as an mtime change does locally. Glob matching uses
+ * fnmatch(3) with FNM_PATHNAME on the key, mirroring glob(3) on local paths.
+ */
+#include "io/io_s3.h"
+
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/io.h"
+
+struct io_s3_object {
+    s3_client *client;      /* borrowed from the context it was opened with */
+    char *bucket;
+    char *key;
+    char *access_key_id;
+    char *secret_access_key;
+    char *session_token;
+};
+
+bool io_s3_is_uri(const char *l) {
+    return l && (strncmp(l, "s3://", 5) == 0 || strncmp(l, "s3a://", 6) == 0 ||
+                 strncmp(l, "s3n://", 6) == 0);
+}
+
+int io_s3_parse_uri(const char *uri, char **bucket, char **key, sqe_error *err) {
+    *bucket = *key = NULL;
+    const char *p = strstr(uri, "://");
+    if (!io_s3_is_uri(uri) || !p) return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "Not an S3 location: %s", uri);
+    p += 3;
+    size_t bl = strcspn(p, "/");
+    if (bl == 0) return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "S3 location without a bucket: %s", uri);
+    *bucket = strndup(p, bl);
+    *key = strdup(p[bl] == '/' ? p + bl + 1 : "");
+    if (!*bucket || !*key) {
+        free(*bucket);
+        free(*key);
+        *bucket = *key = NULL;
+        return err_nomem(err, "S3 location");
+    }
+    return SQE_OK;
+}
+
+/* ---- environment context -------------------------------------------------------------------- */
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static io_s3_context env_ctx;
+static int env_rc;
+static sqe_error env_err;
+
+static bool env_true(const char *v) {
+    return v && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0);
+}
+
+static void env_init(void) {
+    s3_config cfg = {0};
+    cfg.endpoint = getenv("SQE_S3_ENDPOINT");
+    cfg.region = getenv("SQE_S3_REGION");
+    cfg.path_style = env_true(getenv("SQE_S3_PATH_STYLE"));
+    const char *v = getenv("SQE_S3_MAX_ATTEMPTS");
+    if (v) cfg.max_attempts = atoi(v);
+    v = getenv("SQE_S3_PART_SIZE");
+    if (v) cfg.part_size = (size_t)strtoull(v, NULL, 10);
+    env_rc = s3_client_create(&cfg, &env_ctx.client, &env_err);
+    env_ctx.cred.access_key_id = getenv("SQE_S3_ACCESS_KEY_ID");
+    env_ctx.cred.secret_access_key = getenv("SQE_S3_SECRET_ACCESS_KEY");
+    env_ctx.cred.session_token = getenv("SQE_S3_SESSION_TOKEN");
+}
+
+int io_s3_env_context(const io_s3_context **out, sqe_error *err) {
+    pthread_once(&env_once, env_init);
+    *out = NULL;
+    if (env_rc) {
+        if (err) *err = env_err;
+        return env_rc;
+    }
+    *out = &env_ctx;
+    return SQE_OK;
+}
+
+static int context(const io_s3_context **ctx, sqe_error *err) {
+    if (*ctx) return SQE_OK;
+    return io_s3_env_context(ctx, err);
+}
+
+/* ---- reading -------------------------------------------------------------------------------- */
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+void io_s3_object_close(io_s3_object *o) {
+    if (!o) return;
+    free(o->bucket);
+    free(o->key);
+    free(o->access_key_id);
+    if (o->secret_access_key) memset(o->secret_access_key, 0, strlen(o->secret_access_key));
+    free(o->secret_access_key);
+    free(o->session_token);
+    free(o);
+}
+
+int io_s3_object_open(const char *uri, const io_s3_context *ctx, io_s3_object **out,
+                      uint64_t *size, int64_t *version, sqe_error *err) {
+    *out = NULL;
+    SQE_TRY(context(&ctx, err));
+    io_s3_object *o = calloc(1, sizeof *o);
+    if (!o) return err_nomem(err, "S3 object");
+    int rc = io_s3_parse_uri(uri, &o->bucket, &o->key, err);
+    if (rc) {
+        free(o);
+        return rc;
+    }
+    o->client = ctx->client;
+    o->access_key_id = dup_or_null(ctx->cred.access_key_id);
+    o->secret_access_key = dup_or_null(ctx->cred.secret_access_key);
+    o->session_token = dup_or_null(ctx->cred.session_token);
+    if ((ctx->cred.access_key_id && !o->access_key_id) ||
+        (ctx->cred.secret_access_key && !o->secret_access_key) ||
+        (ctx->cred.session_token && !o->session_token)) {
+        io_s3_object_close(o);
+        return err_nomem(err, "S3 object");
+    }
+    char *etag = NULL;
+    sigv4_credentials cred = {o->access_key_id, o->secret_access_key, o->session_token};
+    rc = s3_head(ctx->client, &cred, o->bucket, o->key, size, &etag, err);
+    if (rc) {
+        io_s3_object_close(o);
+        return rc;
+    }
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = etag ? etag : ""; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    free(etag);
+    *version = (int64_t)(h >> 1);
+    *out = o;
+    return SQE_OK;
+}
+
+int io_s3_object_read(io_s3_object *o, uint64_t off, size_t len, void *buf, sqe_error *err) {
+    sigv4_credentials cred = {o->access_key_id, o->secret_access_key, o->session_token};
+    return s3_get_range(o->client, &cred, o->bucket, o->key, off, len, buf, err);
+}
+
+/* ---- glob ----------------------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int io_s3_glob(const char *pattern, const io_s3_context *ctx, char ***paths, uint32_t *n_paths,
+               sqe_error *err) {
+    *paths = NULL;
+    *n_paths = 0;
+    char *bucket, *key;
+    SQE_TRY(io_s3_parse_uri(pattern, &bucket, &key, err));
+    size_t wild = strcspn(key, "*?[");
+    int rc = SQE_OK;
+    if (key[wild] == '\0') { /* no wildcard: the location itself */
+        char **one = malloc(sizeof(char *));
+        if (one) one[0] = strdup(pattern);
+        if (!one || !one[0]) {
+            free(one);
+            rc = err_nomem(err, "file list");
+        } else {
+            *paths = one;
+            *n_paths = 1;
+        }
+        free(bucket);
+        free(key);
+        return rc;
+    }
+    rc = context(&ctx, err);
+    char *prefix = rc ? NULL : strndup(key, wild);
+    if (!rc && !prefix) rc = err_nomem(err, "file list");
+    s3_object_entry *items = NULL;
+    uint32_t n = 0;
+    if (!rc) rc = s3_list(ctx->client, &ctx->cred, bucket, prefix, &items, &n, err);
+    char **list = NULL;
+    uint32_t m = 0;
+    if (!rc && n) {
+        list = calloc(n, sizeof(char *));
+        if (!list) rc = err_nomem(err, "file list");
+    }
+    size_t scheme_len = (size_t)(strstr(pattern, "://") - pattern) + 3;
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const char *k = items[i].key;
+        size_t kl = strlen(k);
+        if (kl == 0 || k[kl - 1] == '/') continue; /* a "directory" marker */
+        if (fnmatch(key, k, FNM_PATHNAME) != 0) continue;
+        size_t need = scheme_len + strlen(bucket) + 1 + kl + 1;
+        list[m] = malloc(need);
+        if (!list[m]) {
+            rc = err_nomem(err, "file list");
+            break;
+        }
+        snprintf(list[m], need, "%.*s%s/%s", (int)scheme_len, pattern, bucket, k);
+        m++;
+    }
+    s3_entries_free(items, n);
+    free(prefix);
+    free(bucket);
+    free(key);
+    if (!rc && m == 0)
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "No files found that match the pattern '%s'", pattern);
+    if (rc) {
+        io_paths_free(list, m);
+        return rc;
+    }
+    qsort(list, m, sizeof *list, cmp_str);
+    *paths = list;
+    *n_paths = m;
+    return SQE_OK;
+}
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+int io_s3_write_new(const char *uri, const io_s3_context *ctx, const void *data, size_t len,
+                    sqe_error *err) {
+    SQE_TRY(context(&ctx, err));
+    char *bucket, *key;
+    SQE_TRY(io_s3_parse_uri(uri, &bucket, &key, err));
+    uint64_t size;
+    sqe_error head_err;
+    int rc = s3_head(ctx->client, &ctx->cred, bucket, key, &size, NULL, &head_err);
+    if (rc == SQE_OK) rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "File already exists: %s", uri);
+    else if (rc != SQE_ERR_NOT_FOUND) {
+        if (err) *err = head_err;
+    } else {
+        rc = s3_put(ctx->client, &ctx->cred, bucket, key, data, len, true, err);
+    }
+    free(bucket);
+    free(key);
+    return rc;
+}
+
+int io_s3_remove(const char *uri, const io_s3_context *ctx, sqe_error *err) {
+    SQE_TRY(context(&ctx, err));
+    char *bucket, *key;
+    SQE_TRY(io_s3_parse_uri(uri, &bucket, &key, err));
+    uint64_t size;
+    int rc = s3_head(ctx->client, &ctx->cred, bucket, key, &size, NULL, err);
+    if (!rc) rc = s3_delete(ctx->client, &ctx->cred, bucket, key, err);
+    free(bucket);
+    free(key);
+    return rc;
+}
+
+int io_s3_upload_file(const char *local_path, const char *uri, const io_s3_context *ctx,
+                      sqe_error *err) {
+    SQE_TRY(context(&ctx, err));
+    char *bucket, *key;
+    SQE_TRY(io_s3_parse_uri(uri, &bucket, &key, err));
+    int rc = s3_upload_file(ctx->client, &ctx->cred, bucket, key, local_path, err);
+    free(bucket);
+    free(key);
+    return rc;
+}

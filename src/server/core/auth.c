@@ -1,0 +1,298 @@
+/*
+ * auth.c: the authentication chain (ordered providers, first decision wins), its failure rate
+ * limiting, the anonymous provider, and the request helpers (Basic credentials, loopback peers).
+ *
+ * INTERFACE: auth_chain_create, auth_chain_add, auth_chain_count, auth_chain_name,
+ *   auth_chain_authenticate, auth_chain_destroy, auth_anonymous_provider, auth_basic_decode,
+ *   auth_peer_is_loopback, auth_user_name_valid (auth.h).
+ * NOTES:
+ * - Rate limiting: a fixed table of (user, peer address) -> consecutive failures. The first
+ *   FREE_FAILURES failures cost nothing; each later one opens a backoff window (250 ms doubling,
+ *   capped at 30 s) during which attempts are refused without running the (expensive) password
+ *   check. A success clears the entry; entries idle for ENTRY_TTL_MS are reused. When the table
+ *   is full the stalest entry is evicted, so an attacker spraying users cannot grow memory.
+ * - The peer key leaves out the port (a client reconnecting gets a new one).
+ * - Log lines escape control characters of the user name (it comes from the client).
+ */
+#include "server/core/auth.h"
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/base64.h"
+
+#define MAX_PROVIDERS 8
+#define LIMIT_SLOTS 1024
+#define FREE_FAILURES 3
+#define BACKOFF_BASE_MS 250
+#define BACKOFF_MAX_MS 30000
+#define ENTRY_TTL_MS (10 * 60 * 1000)
+
+typedef struct fail_entry {
+    char key[200]; /* "user\npeer-address"; "" = free */
+    uint32_t failures;
+    int64_t last_ms;
+    int64_t blocked_until_ms;
+} fail_entry;
+
+struct auth_chain {
+    auth_provider providers[MAX_PROVIDERS];
+    uint32_t n;
+    pthread_mutex_t lock; /* the failure table */
+    fail_entry fails[LIMIT_SLOTS];
+};
+
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int auth_chain_create(auth_chain **out, sqe_error *err) {
+    auth_chain *c = calloc(1, sizeof *c);
+    if (!c) return err_nomem(err, "authentication chain");
+    pthread_mutex_init(&c->lock, NULL);
+    *out = c;
+    return SQE_OK;
+}
+
+int auth_chain_add(auth_chain *chain, const auth_provider *provider, sqe_error *err) {
+    if (chain->n >= MAX_PROVIDERS) {
+        if (provider->destroy) provider->destroy(provider->state);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "too many authenticators (at most %d)",
+                       MAX_PROVIDERS);
+    }
+    chain->providers[chain->n++] = *provider;
+    return SQE_OK;
+}
+
+uint32_t auth_chain_count(const auth_chain *chain) { return chain->n; }
+
+const char *auth_chain_name(const auth_chain *chain, uint32_t i) {
+    return i < chain->n ? chain->providers[i].name : NULL;
+}
+
+void auth_chain_destroy(auth_chain *chain) {
+    if (!chain) return;
+    for (uint32_t i = 0; i < chain->n; i++)
+        if (chain->providers[i].destroy) chain->providers[i].destroy(chain->providers[i].state);
+    pthread_mutex_destroy(&chain->lock);
+    free(chain);
+}
+
+/* The address part of a peer ("1.2.3.4:5" -> "1.2.3.4", "[::1]:5" -> "::1"). */
+static void peer_address(const char *peer, char *buf, size_t n) {
+    buf[0] = 0;
+    if (!peer || !n) return;
+    const char *s = peer, *e;
+    if (*s == '[') {
+        s++;
+        e = strchr(s, ']');
+        if (!e) e = s + strlen(s);
+    } else {
+        e = strrchr(s, ':');
+        /* a bare IPv6 address has several colons: keep it whole */
+        if (!e || strchr(s, ':') != e) e = s + strlen(s);
+    }
+    size_t len = (size_t)(e - s);
+    if (len >= n) len = n - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+}
+
+bool auth_peer_is_loopback(const char *peer) {
+    char addr[64];
+    peer_address(peer, addr, sizeof addr);
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, addr, &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, addr, &a6) == 1) {
+        if (IN6_IS_ADDR_LOOPBACK(&a6)) return true;
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) return a6.s6_addr[12] == 127;
+    }
+    return false;
+}
+
+bool auth_user_name_valid(const char *user) {
+    size_t n = user ? strlen(user) : 0;
+    if (n == 0 || n > 128) return false;
+    for (const unsigned char *p = (const unsigned char *)user; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == ':') return false;
+    return true;
+}
+
+int auth_basic_decode(const char *authorization, char **user, char **password, sqe_error *err) {
+    if (!authorization || strncasecmp(authorization, "Basic ", 6) != 0)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "not Basic credentials");
+    const char *b = authorization + 6;
+    while (*b == ' ') b++;
+    size_t len = strlen(b);
+    while (len && b[len - 1] == ' ') len--;
+    if (len == 0 || len > 4096)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "malformed Basic credentials");
+    unsigned char *raw = malloc(len + 1);
+    if (!raw) return err_nomem(err, "credentials");
+    long n = base64_decode(b, len, false, raw, len);
+    const char *colon = n > 0 ? memchr(raw, ':', (size_t)n) : NULL;
+    if (n <= 0 || !colon || memchr(raw, 0, (size_t)n)) {
+        free(raw);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "malformed Basic credentials");
+    }
+    size_t ulen = (size_t)(colon - (const char *)raw);
+    char *u = strndup((const char *)raw, ulen);
+    char *p = strndup(colon + 1, (size_t)n - ulen - 1);
+    memset(raw, 0, (size_t)n);
+    free(raw);
+    if (!u || !p) {
+        free(u);
+        free(p);
+        return err_nomem(err, "credentials");
+    }
+    *user = u;
+    *password = p;
+    return SQE_OK;
+}
+
+/* --- rate limiting ------------------------------------------------------------------------ */
+
+/* The user a request claims, for the failure key and the log: the Basic user, else the
+ * protocol user, else "". Written into buf (control characters replaced by '?'). */
+static void claimed_user(const auth_request *req, char *buf, size_t n) {
+    buf[0] = 0;
+    char *u = NULL, *p = NULL;
+    const char *name = req->user;
+    if (req->authorization && auth_basic_decode(req->authorization, &u, &p, NULL) == SQE_OK)
+        name = u;
+    if (name) snprintf(buf, n, "%s", name);
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    if (p) {
+        memset(p, 0, strlen(p));
+        free(p);
+    }
+    free(u);
+}
+
+static fail_entry *fail_find(auth_chain *c, const char *key, bool create, int64_t now) {
+    fail_entry *free_slot = NULL, *stalest = NULL;
+    for (int i = 0; i < LIMIT_SLOTS; i++) {
+        fail_entry *e = &c->fails[i];
+        if (e->key[0] && now - e->last_ms > ENTRY_TTL_MS && now >= e->blocked_until_ms)
+            e->key[0] = 0; /* expired */
+        if (!e->key[0]) {
+            if (!free_slot) free_slot = e;
+            continue;
+        }
+        if (!strcmp(e->key, key)) return e;
+        if (!stalest || e->last_ms < stalest->last_ms) stalest = e;
+    }
+    if (!create) return NULL;
+    fail_entry *e = free_slot ? free_slot : stalest;
+    memset(e, 0, sizeof *e);
+    snprintf(e->key, sizeof e->key, "%s", key);
+    return e;
+}
+
+static int64_t backoff_ms(uint32_t failures) {
+    if (failures < FREE_FAILURES) return 0;
+    uint32_t shift = failures - FREE_FAILURES;
+    if (shift > 10) shift = 10;
+    int64_t ms = (int64_t)BACKOFF_BASE_MS << shift;
+    return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
+}
+
+int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
+                            sqe_error *err) {
+    char user[130], addr[64], key[200];
+    claimed_user(req, user, sizeof user);
+    peer_address(req->peer, addr, sizeof addr);
+    snprintf(key, sizeof key, "%s\n%s", user, addr);
+    int64_t now = mono_ms();
+
+    pthread_mutex_lock(&chain->lock);
+    fail_entry *e = fail_find(chain, key, false, now);
+    int64_t wait = e && e->blocked_until_ms > now ? e->blocked_until_ms - now : 0;
+    pthread_mutex_unlock(&chain->lock);
+    if (wait > 0) {
+        fprintf(stderr, "sqe serve: authentication refused for user '%s' from %s: too many "
+                        "failed attempts (retry in %lld ms)\n",
+                user, addr[0] ? addr : "?", (long long)wait);
+        return err_set(err, AUTH_ERR_UNAUTHENTICATED,
+                       "Too many failed authentication attempts; retry in %lld ms",
+                       (long long)wait);
+    }
+
+    int rc = SQE_OK;
+    char *who = NULL;
+    sqe_error e2;
+    err_clear(&e2);
+    for (uint32_t i = 0; i < chain->n && !who && !rc; i++) {
+        auth_provider *p = &chain->providers[i];
+        rc = p->check(p->state, req, &who, &e2);
+    }
+    if (!rc && !who)
+        rc = err_set(&e2, AUTH_ERR_UNAUTHENTICATED,
+                     req->authorization ? "Unsupported credentials"
+                                        : "Authentication required");
+    if (rc == SQE_ERR_OUT_OF_MEMORY) {
+        if (err) *err = e2;
+        return rc;
+    }
+
+    pthread_mutex_lock(&chain->lock);
+    if (rc) {
+        e = fail_find(chain, key, true, now);
+        e->failures++;
+        e->last_ms = now;
+        e->blocked_until_ms = now + backoff_ms(e->failures);
+    } else if ((e = fail_find(chain, key, false, now)) != NULL) {
+        e->key[0] = 0;
+    }
+    pthread_mutex_unlock(&chain->lock);
+
+    if (rc) {
+        fprintf(stderr, "sqe serve: authentication failed for user '%s' from %s: %s\n", user,
+                addr[0] ? addr : "?", e2.message);
+        if (err) {
+            *err = e2;
+            err->code = AUTH_ERR_UNAUTHENTICATED;
+        }
+        return AUTH_ERR_UNAUTHENTICATED;
+    }
+    *principal = who;
+    return SQE_OK;
+}
+
+/* --- anonymous ------------------------------------------------------------------------------ */
+
+static int anonymous_check(void *state, const auth_request *req, char **principal,
+                           sqe_error *err) {
+    bool loopback_only = state != NULL;
+    if (req->authorization) return SQE_OK; /* credentials: someone else's */
+    if (loopback_only && !auth_peer_is_loopback(req->peer))
+        return err_set(err, AUTH_ERR_UNAUTHENTICATED,
+                       "Anonymous access is allowed only from loopback; authenticate with a "
+                       "user and password");
+    const char *name = req->user && *req->user ? req->user : "anonymous";
+    if (!auth_user_name_valid(name))
+        return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name");
+    char *p = strdup(name);
+    if (!p) return err_nomem(err, "principal");
+    *principal = p;
+    return SQE_OK;
+}
+
+int auth_anonymous_provider(bool loopback_only, auth_provider *out, sqe_error *err) {
+    (void)err;
+    static char flag;
+    out->name = "anonymous";
+    out->state = loopback_only ? &flag : NULL;
+    out->check = anonymous_check;
+    out->destroy = NULL;
+    return SQE_OK;
+}

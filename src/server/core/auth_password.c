@@ -1,0 +1,393 @@
+/*
+ * auth_password.c: the users-file authenticator (Basic credentials) and the password hashes it
+ * checks: PBKDF2-HMAC-SHA256 (OpenSSL PKCS5_PBKDF2_HMAC) with a random salt per user.
+ *
+ * INTERFACE: auth_password_provider, auth_password_hash, auth_password_verify (auth.h).
+ * File format: one "user:$pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>" per line; blank
+ *   lines and lines starting with '#' are ignored; a duplicate user is an error.
+ * NOTES:
+ * - The file is stat'ed on every check and reloaded when its device, inode, size or mtime
+ *   changed, so `sqe passwd >> users` and atomic replacements both take effect at once. A reload
+ *   that fails keeps the users of the last good load.
+ * - Every request of the Trino protocol carries the Basic credentials again, and a PBKDF2 check
+ *   costs tens of milliseconds on purpose. A verified (user, password, hash) triple is therefore
+ *   remembered for CACHE_TTL_MS as HMAC-SHA256 under a random per-process key (never the
+ *   password itself); a changed users-file hash no longer matches the remembered one.
+ * - An unknown user still costs one PBKDF2 run (against a dummy hash) so response times do not
+ *   tell which users exist. Comparisons of derived keys are constant-time (CRYPTO_memcmp).
+ */
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "server/core/auth.h"
+#include "common/base64.h"
+
+#define SALT_BYTES 16
+#define HASH_BYTES 32
+#define CACHE_SLOTS 256
+#define CACHE_TTL_MS (5 * 60 * 1000)
+#define MAX_FILE_BYTES (16 << 20)
+
+typedef struct pw_user {
+    char *name;
+    char *hash; /* "$pbkdf2-sha256$..." as in the file */
+} pw_user;
+
+typedef struct cache_entry {
+    unsigned char mac[32];
+    int64_t expires_ms; /* 0 = free */
+} cache_entry;
+
+typedef struct pw_state {
+    char *path;
+    pthread_mutex_t lock; /* users, file identity, cache */
+    pw_user *users;
+    size_t n_users;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    unsigned char key[32]; /* HMAC key of the cache */
+    cache_entry cache[CACHE_SLOTS];
+} pw_state;
+
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* --- hashes ---------------------------------------------------------------------------------- */
+
+typedef struct parsed_hash {
+    uint32_t iterations;
+    unsigned char salt[64];
+    size_t salt_len;
+    unsigned char hash[64];
+    size_t hash_len;
+} parsed_hash;
+
+static int parse_hash(const char *text, parsed_hash *ph, sqe_error *err) {
+    static const char prefix[] = "$pbkdf2-sha256$";
+    if (strncmp(text, prefix, sizeof prefix - 1) != 0)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "the hash must start with $pbkdf2-sha256$ (make one with `sqe passwd`)");
+    const char *p = text + sizeof prefix - 1;
+    char *end;
+    unsigned long long it = strtoull(p, &end, 10);
+    if (end == p || *end != '$' || *p < '0' || *p > '9' || it < AUTH_PBKDF2_MIN_ITERATIONS ||
+        it > AUTH_PBKDF2_MAX_ITERATIONS)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "iterations must be an integer in %u..%u",
+                       AUTH_PBKDF2_MIN_ITERATIONS, AUTH_PBKDF2_MAX_ITERATIONS);
+    ph->iterations = (uint32_t)it;
+    const char *salt = end + 1;
+    const char *dollar = strchr(salt, '$');
+    if (!dollar) return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "missing the hash after the salt");
+    long n = base64_decode(salt, (size_t)(dollar - salt), false, ph->salt, sizeof ph->salt);
+    if (n < 8) return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "the salt must be 8..64 bytes of base64");
+    ph->salt_len = (size_t)n;
+    const char *h = dollar + 1;
+    n = base64_decode(h, strlen(h), false, ph->hash, sizeof ph->hash);
+    if (n < 16) return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "the hash must be 16..64 bytes of base64");
+    ph->hash_len = (size_t)n;
+    return SQE_OK;
+}
+
+static int derive(const char *password, const parsed_hash *ph, unsigned char *out,
+                  sqe_error *err) {
+    if (PKCS5_PBKDF2_HMAC(password, (int)strlen(password), ph->salt, (int)ph->salt_len,
+                          (int)ph->iterations, EVP_sha256(), (int)ph->hash_len, out) != 1)
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "PBKDF2 failed");
+    return SQE_OK;
+}
+
+int auth_password_hash(const char *password, uint32_t iterations, char **out, sqe_error *err) {
+    if (iterations < AUTH_PBKDF2_MIN_ITERATIONS || iterations > AUTH_PBKDF2_MAX_ITERATIONS)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "iterations must be in %u..%u",
+                       AUTH_PBKDF2_MIN_ITERATIONS, AUTH_PBKDF2_MAX_ITERATIONS);
+    parsed_hash ph;
+    memset(&ph, 0, sizeof ph);
+    ph.iterations = iterations;
+    ph.salt_len = SALT_BYTES;
+    ph.hash_len = HASH_BYTES;
+    if (RAND_bytes(ph.salt, SALT_BYTES) != 1)
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "no random bytes for the salt");
+    SQE_TRY(derive(password, &ph, ph.hash, err));
+    char salt[32], hash[64];
+    base64_encode(ph.salt, SALT_BYTES, false, true, salt);
+    base64_encode(ph.hash, HASH_BYTES, false, true, hash);
+    char *s = malloc(128);
+    if (!s) return err_nomem(err, "password hash");
+    snprintf(s, 128, "$pbkdf2-sha256$%u$%s$%s", iterations, salt, hash);
+    *out = s;
+    return SQE_OK;
+}
+
+int auth_password_verify(const char *hash, const char *password, bool *ok, sqe_error *err) {
+    parsed_hash ph;
+    SQE_TRY(parse_hash(hash, &ph, err));
+    unsigned char derived[64];
+    SQE_TRY(derive(password, &ph, derived, err));
+    *ok = CRYPTO_memcmp(derived, ph.hash, ph.hash_len) == 0;
+    OPENSSL_cleanse(derived, sizeof derived);
+    return SQE_OK;
+}
+
+/* --- the users file -------------------------------------------------------------------------- */
+
+static void users_free(pw_user *users, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        free(users[i].name);
+        free(users[i].hash);
+    }
+    free(users);
+}
+
+/* Parses the file's text into a new user array. */
+static int users_parse(const char *path, char *text, pw_user **out, size_t *n_out,
+                       sqe_error *err) {
+    pw_user *users = NULL;
+    size_t n = 0;
+    int line = 0;
+    int rc = SQE_OK;
+    char *p = text;
+    while (*p && rc == SQE_OK) {
+        line++;
+        char *nl = strchr(p, '\n');
+        char *next = nl ? nl + 1 : p + strlen(p);
+        if (nl) *nl = 0;
+        size_t len = strlen(p);
+        while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t')) p[--len] = 0;
+        char *s = p;
+        while (*s == ' ' || *s == '\t') s++;
+        p = next;
+        if (!*s || *s == '#') continue;
+        char *colon = strchr(s, ':');
+        if (!colon) {
+            rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s:%d: expected user:hash", path, line);
+            break;
+        }
+        *colon = 0;
+        if (!auth_user_name_valid(s)) {
+            rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s:%d: invalid user name", path, line);
+            break;
+        }
+        parsed_hash ph;
+        sqe_error e2;
+        if (parse_hash(colon + 1, &ph, &e2) != SQE_OK) {
+            rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s:%d: user '%s': %s", path, line, s,
+                         e2.message);
+            break;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(users[i].name, s))
+                rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s:%d: user '%s' is listed twice",
+                             path, line, s);
+        if (rc) break;
+        pw_user *grown = realloc(users, (n + 1) * sizeof *users);
+        if (!grown) {
+            rc = err_nomem(err, "users file");
+            break;
+        }
+        users = grown;
+        users[n].name = strdup(s);
+        users[n].hash = strdup(colon + 1);
+        n++;
+        if (!users[n - 1].name || !users[n - 1].hash) rc = err_nomem(err, "users file");
+    }
+    if (rc) {
+        users_free(users, n);
+        return rc;
+    }
+    *out = users;
+    *n_out = n;
+    return SQE_OK;
+}
+
+/* Loads the file when it changed since the last load (or always when force). Lock held. */
+static int users_refresh(pw_state *st, bool force, sqe_error *err) {
+    struct stat sb;
+    if (stat(st->path, &sb) != 0)
+        return err_set(err, SQE_ERR_IO_ERROR, "cannot read the users file %s", st->path);
+    if (!force && sb.st_dev == st->dev && sb.st_ino == st->ino && sb.st_size == st->size &&
+        sb.st_mtim.tv_sec == st->mtime.tv_sec && sb.st_mtim.tv_nsec == st->mtime.tv_nsec)
+        return SQE_OK;
+    if (!S_ISREG(sb.st_mode) || sb.st_size > MAX_FILE_BYTES)
+        return err_set(err, SQE_ERR_IO_ERROR, "the users file %s is not a regular file of at "
+                                              "most 16 MiB", st->path);
+    FILE *fp = fopen(st->path, "rb");
+    if (!fp) return err_set(err, SQE_ERR_IO_ERROR, "cannot read the users file %s", st->path);
+    char *text = malloc((size_t)sb.st_size + 1);
+    size_t got = text ? fread(text, 1, (size_t)sb.st_size, fp) : 0;
+    fclose(fp);
+    if (!text) return err_nomem(err, "users file");
+    text[got] = 0;
+    if (memchr(text, 0, got)) {
+        free(text);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s: contains a NUL byte", st->path);
+    }
+    pw_user *users = NULL;
+    size_t n = 0;
+    int rc = users_parse(st->path, text, &users, &n, err);
+    OPENSSL_cleanse(text, got);
+    free(text);
+    if (rc) {
+        /* do not retry the same broken file on every request */
+        st->dev = sb.st_dev;
+        st->ino = sb.st_ino;
+        st->size = sb.st_size;
+        st->mtime = sb.st_mtim;
+        return rc;
+    }
+    users_free(st->users, st->n_users);
+    st->users = users;
+    st->n_users = n;
+    st->dev = sb.st_dev;
+    st->ino = sb.st_ino;
+    st->size = sb.st_size;
+    st->mtime = sb.st_mtim;
+    return SQE_OK;
+}
+
+static void pw_destroy(void *state) {
+    pw_state *st = state;
+    if (!st) return;
+    users_free(st->users, st->n_users);
+    free(st->path);
+    OPENSSL_cleanse(st->key, sizeof st->key);
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+}
+
+static void cache_mac(const pw_state *st, const char *user, const char *password,
+                      const char *hash, unsigned char mac[32]) {
+    unsigned int len = 32;
+    size_t ul = strlen(user), pl = strlen(password), hl = strlen(hash);
+    size_t total = ul + pl + hl + 2;
+    unsigned char *buf = malloc(total);
+    if (!buf) {
+        memset(mac, 0, 32);
+        return;
+    }
+    memcpy(buf, user, ul + 1);
+    memcpy(buf + ul + 1, password, pl + 1);
+    memcpy(buf + ul + pl + 2, hash, hl);
+    HMAC(EVP_sha256(), st->key, sizeof st->key, buf, total, mac, &len);
+    OPENSSL_cleanse(buf, total);
+    free(buf);
+}
+
+static int pw_check(void *state, const auth_request *req, char **principal, sqe_error *err) {
+    pw_state *st = state;
+    if (!req->authorization) return SQE_OK;
+    char *user = NULL, *password = NULL;
+    if (auth_basic_decode(req->authorization, &user, &password, NULL) != SQE_OK) {
+        if (strncasecmp(req->authorization, "Basic", 5) == 0)
+            return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Malformed Basic credentials");
+        return SQE_OK; /* another scheme: not ours */
+    }
+    int rc = SQE_OK;
+    char *hash = NULL;
+    uint32_t dummy_iterations = AUTH_PBKDF2_MIN_ITERATIONS;
+    pthread_mutex_lock(&st->lock);
+    sqe_error e2;
+    if (users_refresh(st, false, &e2) != SQE_OK)
+        fprintf(stderr, "sqe serve: users file not reloaded (keeping the previous users): %s\n",
+                e2.message);
+    for (size_t i = 0; i < st->n_users; i++) {
+        if (!strcmp(st->users[i].name, user)) hash = strdup(st->users[i].hash);
+        if (i == 0) {
+            parsed_hash ph;
+            if (parse_hash(st->users[i].hash, &ph, NULL) == SQE_OK) dummy_iterations = ph.iterations;
+        }
+    }
+    pthread_mutex_unlock(&st->lock);
+
+    if (req->user && *req->user && strcmp(req->user, user) != 0) {
+        rc = err_set(err, AUTH_ERR_UNAUTHENTICATED,
+                     "The claimed user does not match the authenticated user");
+        goto out;
+    }
+    if (!hash) {
+        /* unknown user: spend the same time as for a known one */
+        parsed_hash ph;
+        memset(&ph, 0, sizeof ph);
+        ph.iterations = dummy_iterations;
+        ph.salt_len = SALT_BYTES;
+        ph.hash_len = HASH_BYTES;
+        unsigned char sink[HASH_BYTES];
+        derive(password, &ph, sink, NULL);
+        rc = err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name or password");
+        goto out;
+    }
+    unsigned char mac[32];
+    cache_mac(st, user, password, hash, mac);
+    int64_t now = mono_ms();
+    bool cached = false;
+    pthread_mutex_lock(&st->lock);
+    for (int i = 0; i < CACHE_SLOTS && !cached; i++)
+        cached = st->cache[i].expires_ms > now && CRYPTO_memcmp(st->cache[i].mac, mac, 32) == 0;
+    pthread_mutex_unlock(&st->lock);
+    bool ok = cached;
+    if (!cached) {
+        sqe_error e3;
+        if (auth_password_verify(hash, password, &ok, &e3) != SQE_OK) ok = false;
+        if (ok) {
+            pthread_mutex_lock(&st->lock);
+            int slot = 0;
+            for (int i = 1; i < CACHE_SLOTS; i++)
+                if (st->cache[i].expires_ms < st->cache[slot].expires_ms) slot = i;
+            memcpy(st->cache[slot].mac, mac, 32);
+            st->cache[slot].expires_ms = now + CACHE_TTL_MS;
+            pthread_mutex_unlock(&st->lock);
+        }
+    }
+    if (!ok) {
+        rc = err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name or password");
+        goto out;
+    }
+    *principal = user;
+    user = NULL;
+out:
+    OPENSSL_cleanse(password, strlen(password));
+    free(password);
+    free(user);
+    free(hash);
+    return rc;
+}
+
+int auth_password_provider(const char *users_file, auth_provider *out, sqe_error *err) {
+    if (!users_file || !*users_file)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "no users file given");
+    pw_state *st = calloc(1, sizeof *st);
+    if (!st) return err_nomem(err, "users file");
+    pthread_mutex_init(&st->lock, NULL);
+    st->path = strdup(users_file);
+    if (!st->path) {
+        pw_destroy(st);
+        return err_nomem(err, "users file");
+    }
+    if (RAND_bytes(st->key, sizeof st->key) != 1) {
+        pw_destroy(st);
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "no random bytes");
+    }
+    int rc = users_refresh(st, true, err);
+    if (rc) {
+        pw_destroy(st);
+        return rc;
+    }
+    out->name = "password";
+    out->state = st;
+    out->check = pw_check;
+    out->destroy = pw_destroy;
+    return SQE_OK;
+}

@@ -1,0 +1,189 @@
+/*
+ * srv_core.c: builds the server core from the configuration and implements srv_hooks on it.
+ *
+ * INTERFACE: srv_core_create, srv_core_hooks, srv_core_health, srv_core_auth,
+ *   srv_core_sessions, srv_core_limits, srv_core_destroy (srv_core.h).
+ * NOTES:
+ * - Authentication: "Bearer <token>" resolves through the session store (a token handed out by a
+ *   Flight handshake); everything else goes through the chain. [auth] mode = "password": the
+ *   users file only. mode = "anonymous" (the embedded default): the users file first when one
+ *   is configured (so Basic credentials are still checked), then anonymous access, from
+ *   loopback peers only unless anonymous_loopback_only = false.
+ * - Directories: [session] dir "" means <data_dir>/sessions; data_dir is created when needed.
+ */
+#include "server/core/srv_core.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+struct srv_core {
+    auth_chain *auth;
+    session_store *sessions;
+    limits *limits;
+    health_state health;
+    srv_hooks hooks;
+};
+
+/* --- hooks ---------------------------------------------------------------------------------- */
+
+static int hook_authenticate(void *ud, const char *authorization, const char *user,
+                             const char *peer, char **principal, sqe_error *err) {
+    srv_core *core = ud;
+    if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
+        const char *tok = authorization + 7;
+        while (*tok == ' ') tok++;
+        char *p = NULL;
+        int rc = session_store_resolve(core->sessions, tok, &p, NULL, err);
+        if (rc) return rc;
+        if (user && *user && strcmp(user, p) != 0) {
+            free(p);
+            return err_set(err, AUTH_ERR_UNAUTHENTICATED,
+                           "The claimed user does not match the session's user");
+        }
+        *principal = p;
+        return SQE_OK;
+    }
+    auth_request req = {authorization, user, peer};
+    return auth_chain_authenticate(core->auth, &req, principal, err);
+}
+
+static int hook_session_open(void *ud, const char *principal, char **token, sqe_error *err) {
+    return session_store_open(((srv_core *)ud)->sessions, principal, token, err);
+}
+
+static int hook_session_resolve(void *ud, const char *token, char **principal,
+                                srv_session_state *state, sqe_error *err) {
+    return session_store_resolve(((srv_core *)ud)->sessions, token, principal, state, err);
+}
+
+static int hook_session_save(void *ud, const char *token, const srv_session_state *state,
+                             sqe_error *err) {
+    return session_store_save(((srv_core *)ud)->sessions, token, state, err);
+}
+
+static void hook_session_close(void *ud, const char *token) {
+    session_store_close(((srv_core *)ud)->sessions, token);
+}
+
+static int hook_admit(void *ud, const char *principal, size_t sql_bytes, uint32_t *timeout_ms,
+                      sqe_error *err) {
+    return limits_admit(((srv_core *)ud)->limits, principal, sql_bytes, timeout_ms, err);
+}
+
+static void hook_release(void *ud, const char *principal) {
+    limits_release(((srv_core *)ud)->limits, principal);
+}
+
+/* --- construction ----------------------------------------------------------------------------- */
+
+/* mkdir -p for one or two levels (data_dir/sessions), mode 0700. */
+static int make_dir(const char *path, sqe_error *err) {
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "path too long: %s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            return err_set(err, SQE_ERR_IO_ERROR, "cannot create directory %s: %s", buf,
+                           strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+        return err_set(err, SQE_ERR_IO_ERROR, "cannot create directory %s: %s", buf,
+                       strerror(errno));
+    return SQE_OK;
+}
+
+static uint32_t clamp_u32(int64_t v) {
+    return v <= 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
+    *out = NULL;
+    srv_core *core = calloc(1, sizeof *core);
+    if (!core) return err_nomem(err, "server core");
+    int rc = auth_chain_create(&core->auth, err);
+    auth_provider p;
+    bool password = !strcmp(cfg->auth.mode, "password");
+    if (!rc && (password || *cfg->auth.users_file)) {
+        rc = auth_password_provider(cfg->auth.users_file, &p, err);
+        if (rc) err_prefix(err, "[auth] users_file");
+        if (!rc) rc = auth_chain_add(core->auth, &p, err);
+    }
+    if (!rc && !password) {
+        rc = auth_anonymous_provider(cfg->auth.anonymous_loopback_only != 0, &p, err);
+        if (!rc) rc = auth_chain_add(core->auth, &p, err);
+    }
+
+    if (!rc) {
+        limits_options lo = {
+            .max_concurrent = clamp_u32(cfg->query.max_concurrent),
+            .max_concurrent_per_user = clamp_u32(cfg->query.max_concurrent_per_user),
+            .timeout_ms = clamp_u32(cfg->query.timeout_ms),
+            .max_sql_bytes = (size_t)(cfg->query.max_sql_bytes > 0 ? cfg->query.max_sql_bytes : 0),
+        };
+        rc = limits_create(&lo, &core->limits, err);
+    }
+
+    char dir[4096] = "";
+    if (!rc && !strcmp(cfg->session.persistence, "file")) {
+        if (*cfg->session.dir)
+            snprintf(dir, sizeof dir, "%s", cfg->session.dir);
+        else if (snprintf(dir, sizeof dir, "%s/sessions", cfg->coordinator.data_dir) >=
+                 (int)sizeof dir)
+            rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "[coordinator] data_dir is too long");
+        if (!rc) rc = make_dir(dir, err);
+        if (rc) err_prefix(err, "[session] dir");
+    }
+    if (!rc) {
+        session_store_options so = {
+            .idle_timeout_ms = cfg->session.idle_timeout_ms,
+            .absolute_timeout_ms = cfg->session.absolute_timeout_ms,
+            .max_sessions = clamp_u32(cfg->session.max_sessions),
+            .dir = dir,
+            .snapshot_interval_ms = cfg->session.snapshot_interval_ms,
+            .sweep_interval_ms = cfg->session.sweep_interval_ms,
+        };
+        rc = session_store_create(&so, &core->sessions, err);
+        if (!rc) {
+            sqe_error e2;
+            if (session_store_load(core->sessions, &e2) != SQE_OK)
+                fprintf(stderr, "sqe serve: saved sessions not restored: %s\n", e2.message);
+        }
+    }
+    if (rc) {
+        srv_core_destroy(core);
+        return rc;
+    }
+    core->hooks = (srv_hooks){
+        .ud = core,
+        .authenticate = hook_authenticate,
+        .session_open = hook_session_open,
+        .session_resolve = hook_session_resolve,
+        .session_save = hook_session_save,
+        .session_close = hook_session_close,
+        .admit = hook_admit,
+        .release = hook_release,
+    };
+    *out = core;
+    return SQE_OK;
+}
+
+const srv_hooks *srv_core_hooks(srv_core *core) { return &core->hooks; }
+health_state *srv_core_health(srv_core *core) { return &core->health; }
+auth_chain *srv_core_auth(srv_core *core) { return core->auth; }
+session_store *srv_core_sessions(srv_core *core) { return core->sessions; }
+limits *srv_core_limits(srv_core *core) { return core->limits; }
+
+void srv_core_destroy(srv_core *core) {
+    if (!core) return;
+    session_store_destroy(core->sessions);
+    limits_destroy(core->limits);
+    auth_chain_destroy(core->auth);
+    free(core);
+}

@@ -1,0 +1,718 @@
+/*
+ * flight_server.c: the gRPC transport of the Flight SQL server: startup and shutdown, the worker
+ * pool, per-call message I/O, authentication, and routing of FlightService methods.
+ *
+ * INTERFACE: flight_server_options_init, flight_server_create, flight_server_port,
+ *            flight_server_drain, flight_server_destroy (flight_server.h); flight_call_* and
+ *            flight_stmt_begin/end (flight_int.h).
+ * NOTES: every worker owns one completion queue registered with the server and asks for one
+ * call at a time (grpc_server_request_call with unregistered methods), then serves it to the end
+ * with blocking waits on that queue. A RECV_CLOSE_ON_SERVER op is outstanding for the whole call,
+ * so a client cancel or disconnect is noticed while waiting for any other op (and by
+ * flight_call_poll_cancel between engine chunks) and sets the call's cancel target, which is the
+ * engine's cancel flag of the running query. Shutdown: grpc_server_shutdown_and_notify plus
+ * cancel_all_calls make every pending request fail, so the workers fall out of their loops.
+ * Authentication follows Flight's Handshake: Basic credentials in the Handshake's
+ * `authorization` header give a bearer token in the response headers, and every later call must
+ * carry `authorization: Bearer <token>` (resolved through srv_hooks). With no hooks, anything is
+ * accepted and tokens are random handles.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/err.h"
+#include "server/flight/flight_int.h"
+
+#define METHOD_PREFIX "/arrow.flight.protocol.FlightService/"
+
+static char tag_request, tag_close, tag_op, tag_shutdown;
+static pthread_once_t grpc_once = PTHREAD_ONCE_INIT;
+
+static void grpc_init_once(void) { grpc_init(); }
+
+void flight_server_options_init(flight_server_options *opts) {
+    memset(opts, 0, sizeof *opts);
+    opts->bind_address = "127.0.0.1";
+    opts->port = 32010;
+    opts->threads = 32;
+    opts->max_message_bytes = 4u << 20;
+    opts->max_receive_bytes = 64u << 20;
+    opts->ticket_timeout_ms = 300000;
+}
+
+uint16_t flight_server_port(const flight_server *srv) { return srv->port; }
+
+/* ---- call I/O ------------------------------------------------------------------------------- */
+
+/* Waits for the completion of tag on the call's queue, noting the close event on the way.
+ * Returns the op's success flag. */
+static bool call_wait(flight_call *fc, void *tag) {
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(fc->cq, gpr_inf_future(GPR_CLOCK_REALTIME),
+                                                   NULL);
+        if (ev.type != GRPC_OP_COMPLETE) return false;
+        if (ev.tag == &tag_close) {
+            fc->closed = true;
+            if (fc->cancelled && fc->cancel_target) *fc->cancel_target = 1;
+            if (tag == &tag_close) return true;
+            continue;
+        }
+        if (ev.tag == tag) return ev.success != 0;
+    }
+}
+
+bool flight_call_poll_cancel(flight_call *fc) {
+    if (!fc->closed) {
+        grpc_event ev = grpc_completion_queue_next(fc->cq, gpr_time_0(GPR_CLOCK_MONOTONIC), NULL);
+        if (ev.type == GRPC_OP_COMPLETE && ev.tag == &tag_close) {
+            fc->closed = true;
+            if (fc->cancelled && fc->cancel_target) *fc->cancel_target = 1;
+        }
+    }
+    return fc->cancelled != 0;
+}
+
+const char *flight_call_header(const flight_call *fc, const char *key, size_t *len) {
+    for (size_t i = 0; i < fc->md.count; i++) {
+        const grpc_metadata *m = &fc->md.metadata[i];
+        size_t kl = GRPC_SLICE_LENGTH(m->key);
+        if (kl == strlen(key) && strncasecmp((const char *)GRPC_SLICE_START_PTR(m->key), key, kl) == 0) {
+            *len = GRPC_SLICE_LENGTH(m->value);
+            return (const char *)GRPC_SLICE_START_PTR(m->value);
+        }
+    }
+    *len = 0;
+    return NULL;
+}
+
+/* Fills the initial-metadata op (with the Handshake's authorization reply, if any). */
+static size_t initial_md_op(flight_call *fc, grpc_op *op, grpc_metadata *md) {
+    memset(op, 0, sizeof *op);
+    memset(md, 0, sizeof *md);
+    op->op = GRPC_OP_SEND_INITIAL_METADATA;
+    if (fc->reply_authorization) {
+        md->key = grpc_slice_from_static_string("authorization");
+        md->value = grpc_slice_from_copied_string(fc->reply_authorization);
+        op->data.send_initial_metadata.count = 1;
+        op->data.send_initial_metadata.metadata = md;
+    }
+    fc->md_sent = true;
+    return 1;
+}
+
+int flight_call_recv(flight_call *fc, uint8_t **out, size_t *len, sqe_error *err) {
+    *out = NULL;
+    *len = 0;
+    grpc_byte_buffer *bb = NULL;
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &bb;
+    if (grpc_call_start_batch(fc->call, &op, 1, &tag_op, NULL) != GRPC_CALL_OK || !call_wait(fc, &tag_op)) {
+        if (bb) grpc_byte_buffer_destroy(bb);
+        return err_set(err, SQE_ERR_IO_ERROR, "the client's stream broke");
+    }
+    if (!bb) return SQE_OK;
+    grpc_byte_buffer_reader rd;
+    if (!grpc_byte_buffer_reader_init(&rd, bb)) {
+        grpc_byte_buffer_destroy(bb);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "unreadable message (compressed?)");
+    }
+    grpc_slice s = grpc_byte_buffer_reader_readall(&rd);
+    grpc_byte_buffer_reader_destroy(&rd);
+    grpc_byte_buffer_destroy(bb);
+    size_t n = GRPC_SLICE_LENGTH(s);
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        grpc_slice_unref(s);
+        return err_nomem(err, "message");
+    }
+    memcpy(buf, GRPC_SLICE_START_PTR(s), n);
+    grpc_slice_unref(s);
+    *out = buf;
+    *len = n;
+    return SQE_OK;
+}
+
+int flight_call_send_slice(flight_call *fc, grpc_slice slice, sqe_error *err) {
+    grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&slice, 1);
+    grpc_slice_unref(slice);
+    grpc_op ops[2];
+    grpc_metadata md;
+    size_t n = 0;
+    if (!fc->md_sent) n += initial_md_op(fc, &ops[0], &md);
+    memset(&ops[n], 0, sizeof ops[n]);
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n].data.send_message.send_message = bb;
+    n++;
+    bool ok = grpc_call_start_batch(fc->call, ops, n, &tag_op, NULL) == GRPC_CALL_OK &&
+              call_wait(fc, &tag_op);
+    grpc_byte_buffer_destroy(bb);
+    if (n == 2) grpc_slice_unref(md.value); /* gRPC borrows metadata slices */
+    if (!ok) return err_set(err, SQE_ERR_USER_CANCELED, "the client went away");
+    return SQE_OK;
+}
+
+int flight_call_send_msg(flight_call *fc, const ProtobufCMessage *msg, sqe_error *err) {
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    grpc_slice s = grpc_slice_malloc(n);
+    protobuf_c_message_pack(msg, GRPC_SLICE_START_PTR(s));
+    return flight_call_send_slice(fc, s, err);
+}
+
+/* Sends the final status (and the initial metadata when nothing was sent), with the trailers
+ * x-sqe-sqlstate and x-sqe-error-position ("line:column") when given. */
+static void call_finish(flight_call *fc, int status, const char *message, const char *sqlstate,
+                        const char *position) {
+    grpc_op ops[2];
+    grpc_metadata md, tmd[2];
+    memset(&md, 0, sizeof md);
+    memset(tmd, 0, sizeof tmd);
+    size_t n = 0, n_tmd = 0;
+    if (!fc->md_sent) n += initial_md_op(fc, &ops[0], &md);
+    memset(&ops[n], 0, sizeof ops[n]);
+    ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+    ops[n].data.send_status_from_server.status = (grpc_status_code)status;
+    grpc_slice details = grpc_slice_from_copied_string(message ? message : "");
+    ops[n].data.send_status_from_server.status_details = message ? &details : NULL;
+    if (sqlstate) {
+        tmd[n_tmd].key = grpc_slice_from_static_string("x-sqe-sqlstate");
+        tmd[n_tmd++].value = grpc_slice_from_copied_string(sqlstate);
+    }
+    if (position) {
+        tmd[n_tmd].key = grpc_slice_from_static_string("x-sqe-error-position");
+        tmd[n_tmd++].value = grpc_slice_from_copied_string(position);
+    }
+    ops[n].data.send_status_from_server.trailing_metadata_count = n_tmd;
+    ops[n].data.send_status_from_server.trailing_metadata = n_tmd ? tmd : NULL;
+    n++;
+    if (grpc_call_start_batch(fc->call, ops, n, &tag_op, NULL) == GRPC_CALL_OK)
+        call_wait(fc, &tag_op);
+    grpc_slice_unref(details);
+    grpc_slice_unref(md.value);
+    for (size_t i = 0; i < n_tmd; i++) grpc_slice_unref(tmd[i].value);
+    fc->finished = true;
+}
+
+static void call_fail(flight_call *fc, int rc, const sqe_error *e) {
+    const err_code_info *info = err_code_lookup(rc);
+    int status = fc->grpc_status ? fc->grpc_status : info->grpc_status;
+    char msg[700], pos[32];
+    snprintf(msg, sizeof msg, "%s (SQLSTATE %s)", e->message[0] ? e->message : info->name,
+             e->sqlstate[0] ? e->sqlstate : info->sqlstate);
+    if (e->line > 0 && e->column > 0) snprintf(pos, sizeof pos, "%d:%d", e->line, e->column);
+    call_finish(fc, status, msg, e->sqlstate[0] ? e->sqlstate : info->sqlstate,
+                e->line > 0 && e->column > 0 ? pos : NULL);
+}
+
+/* ---- authentication ------------------------------------------------------------------------- */
+
+static int b64val(int c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+/* The user name of a Basic authorization value (malloc'ed), or NULL. Padded and unpadded. */
+static char *basic_user(const char *authz) {
+    if (!authz || strncasecmp(authz, "Basic ", 6) != 0) return NULL;
+    const char *p = authz + 6;
+    size_t n = strlen(p);
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n && p[i] != '='; i++) {
+        int v = b64val((unsigned char)p[i]);
+        if (v < 0) {
+            free(out);
+            return NULL;
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (char)((acc >> bits) & 0xff);
+        }
+    }
+    out[o] = 0;
+    char *colon = strchr(out, ':');
+    if (colon) *colon = 0;
+    return out;
+}
+
+static char *header_dup(const flight_call *fc, const char *key) {
+    size_t len;
+    const char *v = flight_call_header(fc, key, &len);
+    if (!v || len > 16384) return NULL;
+    return strndup(v, len);
+}
+
+static int auth_fail(flight_call *fc, sqe_error *err, const char *why) {
+    fc->grpc_status = FLIGHT_UNAUTHENTICATED;
+    if (err && err->code) return err->code;
+    return err_set(err, SQE_ERR_PERMISSION_DENIED, "%s", why);
+}
+
+static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
+    flight_server *srv = fc->srv;
+    const srv_hooks *h = &srv->opts.hooks;
+    char *authz = header_dup(fc, "authorization");
+    char *principal = NULL;
+    int rc = SQE_OK;
+    if (err) err_clear(err);
+    if (!handshake && authz && strncasecmp(authz, "Bearer ", 7) == 0) {
+        const char *token = authz + 7;
+        char *cat = NULL, *sch = NULL;
+        if (h->session_resolve) {
+            srv_session_state st;
+            memset(&st, 0, sizeof st);
+            rc = h->session_resolve(h->ud, token, &principal, &st, err);
+            if (rc) {
+                rc = auth_fail(fc, err, "invalid session token");
+            } else {
+                rc = flight_session_touch(srv, token, principal, &cat, &sch, err);
+                /* A session the server does not know yet (restart): take the saved state. */
+                if (!rc) flight_session_adopt(srv, token, &st);
+            }
+            srv_session_state_clear(&st);
+        } else {
+            pthread_mutex_lock(&srv->lock);
+            flight_session *s = srv->sessions;
+            while (s && strcmp(s->key, token) != 0) s = s->next;
+            if (s) principal = strdup(s->principal);
+            pthread_mutex_unlock(&srv->lock);
+            if (!s && h->authenticate) rc = auth_fail(fc, err, "unknown or expired session token");
+            else if (!s) principal = strdup("anonymous");
+            if (!rc) rc = flight_session_touch(srv, token, principal, &cat, &sch, err);
+        }
+        free(cat);
+        free(sch);
+        if (!rc) fc->session_key = strdup(token);
+    } else {
+        if (h->authenticate) {
+            rc = h->authenticate(h->ud, authz, NULL, fc->peer, &principal, err);
+            if (rc) rc = auth_fail(fc, err, "authentication failed");
+        } else {
+            principal = basic_user(authz);
+            if (!principal) principal = strdup("anonymous");
+        }
+        if (!rc && handshake) {
+            char *token = NULL;
+            if (h->session_open) {
+                rc = h->session_open(h->ud, principal, &token, err);
+            } else {
+                token = malloc(40);
+                if (token) flight_random_handle(token);
+            }
+            if (!rc && token) {
+                size_t n = strlen(token) + 8;
+                fc->reply_authorization = malloc(n);
+                if (fc->reply_authorization) snprintf(fc->reply_authorization, n, "Bearer %s", token);
+                fc->session_key = token;
+                token = NULL;
+            }
+            free(token);
+        } else if (!rc) {
+            /* Without a bearer token a session is one client connection (its peer address):
+             * two clients of one user never share prepared statements or session options. */
+            const char *peer = fc->peer;
+            size_t n = strlen(principal) + strlen(peer) + 16;
+            fc->session_key = malloc(n);
+            if (fc->session_key) snprintf(fc->session_key, n, "principal:%s@%s", principal, peer);
+        }
+        if (!rc && fc->session_key) {
+            char *cat = NULL, *sch = NULL;
+            rc = flight_session_touch(srv, fc->session_key, principal, &cat, &sch, err);
+            free(cat);
+            free(sch);
+        }
+    }
+    free(authz);
+    if (!rc && (!principal || !fc->session_key)) rc = err_nomem(err, "session");
+    if (rc) {
+        free(principal);
+        return rc;
+    }
+    fc->principal = principal;
+    return SQE_OK;
+}
+
+/* ---- statements: admission and draining -------------------------------------------------- */
+
+int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
+    flight_server *srv = fc->srv;
+    pthread_mutex_lock(&srv->lock);
+    bool draining = srv->draining || srv->stopping;
+    pthread_mutex_unlock(&srv->lock);
+    if (draining) {
+        fc->grpc_status = 14; /* UNAVAILABLE */
+        return err_set(err, SQE_ERR_IO_ERROR, "server is shutting down");
+    }
+    const srv_hooks *h = &srv->opts.hooks;
+    if (h->admit) {
+        uint32_t timeout_ms = 0;
+        int rc = h->admit(h->ud, fc->principal, sql_bytes, &timeout_ms, err);
+        if (rc) return rc;
+    }
+    pthread_mutex_lock(&srv->lock);
+    srv->running++;
+    pthread_mutex_unlock(&srv->lock);
+    return SQE_OK;
+}
+
+void flight_stmt_end(flight_call *fc) {
+    flight_server *srv = fc->srv;
+    const srv_hooks *h = &srv->opts.hooks;
+    if (h->release) h->release(h->ud, fc->principal);
+    pthread_mutex_lock(&srv->lock);
+    if (srv->running) srv->running--;
+    pthread_cond_broadcast(&srv->cond);
+    pthread_mutex_unlock(&srv->lock);
+}
+
+/* ---- routing -------------------------------------------------------------------------------- */
+
+static int handshake(flight_call *fc, sqe_error *err) {
+    /* Drain the client's HandshakeRequests (usually none), reply with one empty response. */
+    for (int i = 0; i < 16; i++) {
+        uint8_t *m;
+        size_t len;
+        SQE_TRY(flight_call_recv(fc, &m, &len, err));
+        if (!m) break;
+        free(m);
+    }
+    Arrow__Flight__Protocol__HandshakeResponse resp;
+    arrow__flight__protocol__handshake_response__init(&resp);
+    return flight_call_send_msg(fc, &resp.base, err);
+}
+
+static void serve_call(flight_call *fc) {
+    sqe_error e;
+    memset(&e, 0, sizeof e);
+    char method[128];
+    size_t ml = GRPC_SLICE_LENGTH(fc->details.method);
+    if (ml >= sizeof method) ml = sizeof method - 1;
+    memcpy(method, GRPC_SLICE_START_PTR(fc->details.method), ml);
+    method[ml] = 0;
+    const char *name = strncmp(method, METHOD_PREFIX, strlen(METHOD_PREFIX)) == 0
+                           ? method + strlen(METHOD_PREFIX) : NULL;
+    static const char *const known[] = {"Handshake", "GetFlightInfo", "GetSchema", "DoGet",
+                                        "DoPut", "DoAction", "ListActions"};
+    bool is_known = false;
+    for (size_t i = 0; name && i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(name, known[i]) == 0) is_known = true;
+    if (!is_known) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "method %.150s is not implemented", method);
+        call_finish(fc, 12, msg, NULL, NULL);
+        return;
+    }
+    bool hs = strcmp(name, "Handshake") == 0;
+    int rc = authenticate(fc, hs, &e);
+    if (rc) {
+        call_fail(fc, rc, &e);
+        return;
+    }
+    if (hs) {
+        rc = handshake(fc, &e);
+    } else if (strcmp(name, "ListActions") == 0) {
+        uint8_t *m = NULL;
+        size_t len;
+        rc = flight_call_recv(fc, &m, &len, &e);
+        free(m);
+        if (!rc) rc = flight_list_actions(fc, &e);
+    } else if (strcmp(name, "DoPut") == 0) {
+        uint8_t *m = NULL;
+        size_t len;
+        rc = flight_call_recv(fc, &m, &len, &e);
+        if (!rc && !m) rc = err_set(&e, SQE_ERR_INVALID_ARGUMENTS, "DoPut without a message");
+        if (!rc) rc = flight_do_put(fc, m, len, &e);
+        free(m);
+    } else {
+        uint8_t *m = NULL;
+        size_t len;
+        rc = flight_call_recv(fc, &m, &len, &e);
+        if (!rc && !m) rc = err_set(&e, SQE_ERR_INVALID_ARGUMENTS, "%s without a request", name);
+        if (!rc) {
+            if (strcmp(name, "GetFlightInfo") == 0) rc = flight_get_flight_info(fc, m, len, &e);
+            else if (strcmp(name, "GetSchema") == 0) rc = flight_get_schema(fc, m, len, &e);
+            else if (strcmp(name, "DoGet") == 0) rc = flight_do_get(fc, m, len, &e);
+            else rc = flight_do_action(fc, m, len, &e);
+        }
+        free(m);
+    }
+    if (rc) call_fail(fc, rc, &e);
+    else call_finish(fc, 0, NULL, NULL, NULL);
+}
+
+static void *worker_main(void *arg) {
+    flight_worker *w = arg;
+    flight_server *srv = w->srv;
+    for (;;) {
+        flight_call fc;
+        memset(&fc, 0, sizeof fc);
+        fc.srv = srv;
+        fc.cq = w->cq;
+        grpc_call_details_init(&fc.details);
+        grpc_metadata_array_init(&fc.md);
+        grpc_call_error ce = grpc_server_request_call(srv->server, &fc.call, &fc.details, &fc.md,
+                                                      w->cq, w->cq, &tag_request);
+        bool ok = false;
+        if (ce == GRPC_CALL_OK) {
+            for (;;) {
+                grpc_event ev = grpc_completion_queue_next(w->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+                if (ev.type != GRPC_OP_COMPLETE) break;
+                if (ev.tag == &tag_request) {
+                    ok = ev.success != 0;
+                    break;
+                }
+            }
+        }
+        if (!ok) {
+            if (fc.call) grpc_call_unref(fc.call);
+            grpc_call_details_destroy(&fc.details);
+            grpc_metadata_array_destroy(&fc.md);
+            break;
+        }
+        grpc_op op;
+        memset(&op, 0, sizeof op);
+        op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+        op.data.recv_close_on_server.cancelled = &fc.cancelled;
+        bool close_pending = grpc_call_start_batch(fc.call, &op, 1, &tag_close, NULL) == GRPC_CALL_OK;
+        if (!close_pending) fc.closed = true;
+        char *peer = grpc_call_get_peer(fc.call);
+        if (peer) {
+            snprintf(fc.peer, sizeof fc.peer, "%s", strncmp(peer, "ipv4:", 5) == 0 ? peer + 5
+                                                  : strncmp(peer, "ipv6:", 5) == 0 ? peer + 5 : peer);
+            gpr_free(peer);
+        }
+        serve_call(&fc);
+        if (!fc.closed) call_wait(&fc, &tag_close);
+        grpc_call_unref(fc.call);
+        grpc_call_details_destroy(&fc.details);
+        grpc_metadata_array_destroy(&fc.md);
+        free(fc.principal);
+        free(fc.session_key);
+        free(fc.reply_authorization);
+    }
+    return NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------ */
+
+static char *read_file(const char *path, sqe_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err_set(err, SQE_ERR_IO_ERROR, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 4096) {
+            char *g = realloc(buf, cap + 65536);
+            if (!g) break;
+            buf = g;
+            cap += 65536;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) break;
+        if (len > (16u << 20)) break;
+    }
+    fclose(f);
+    if (!buf) {
+        err_nomem(err, "file");
+        return NULL;
+    }
+    buf[len] = 0;
+    return buf;
+}
+
+static void stop_server(flight_server *srv) {
+    if (srv->server && srv->started) {
+        grpc_completion_queue *scq = srv->shutdown_cq;
+        grpc_server_shutdown_and_notify(srv->server, scq, &tag_shutdown);
+        grpc_server_cancel_all_calls(srv->server);
+        for (;;) {
+            grpc_event ev = grpc_completion_queue_next(scq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+            if (ev.type != GRPC_OP_COMPLETE || ev.tag == &tag_shutdown) break;
+        }
+    }
+    for (uint32_t i = 0; i < srv->n_workers; i++)
+        if (srv->workers[i].started) pthread_join(srv->workers[i].thread, NULL);
+    if (srv->server) grpc_server_destroy(srv->server);
+    srv->server = NULL;
+    if (srv->shutdown_cq) {
+        grpc_completion_queue_shutdown(srv->shutdown_cq);
+        while (grpc_completion_queue_next(srv->shutdown_cq, gpr_inf_future(GPR_CLOCK_REALTIME),
+                                          NULL).type != GRPC_QUEUE_SHUTDOWN) {
+        }
+        grpc_completion_queue_destroy(srv->shutdown_cq);
+        srv->shutdown_cq = NULL;
+    }
+    for (uint32_t i = 0; i < srv->n_workers; i++) {
+        grpc_completion_queue *cq = srv->workers[i].cq;
+        if (!cq) continue;
+        grpc_completion_queue_shutdown(cq);
+        while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+               GRPC_QUEUE_SHUTDOWN) {
+        }
+        grpc_completion_queue_destroy(cq);
+    }
+}
+
+static void free_server(flight_server *srv) {
+    flight_state_free_all(srv);
+    free(srv->workers);
+    free(srv->bind_address);
+    free(srv->tls_cert_path);
+    free(srv->tls_key_path);
+    pthread_mutex_destroy(&srv->lock);
+    pthread_cond_destroy(&srv->cond);
+    free(srv);
+}
+
+int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_server **out,
+                         sqe_error *err) {
+    *out = NULL;
+    if (!db || !opts) return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "no database or options");
+    if ((opts->tls_cert_path == NULL) != (opts->tls_key_path == NULL))
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "TLS needs both a certificate and a key file");
+    pthread_once(&grpc_once, grpc_init_once);
+    flight_server *srv = calloc(1, sizeof *srv);
+    if (!srv) return err_nomem(err, "flight server");
+    pthread_mutex_init(&srv->lock, NULL);
+    pthread_cond_init(&srv->cond, NULL);
+    srv->db = db;
+    srv->opts = *opts;
+    if (!srv->opts.threads) srv->opts.threads = 32;
+    if (srv->opts.max_message_bytes < (64u << 10)) srv->opts.max_message_bytes = 64u << 10;
+    if (!srv->opts.max_receive_bytes) srv->opts.max_receive_bytes = 64u << 20;
+    if (srv->opts.max_receive_bytes > 0x7fffffff) srv->opts.max_receive_bytes = 0x7fffffff;
+    if (!srv->opts.ticket_timeout_ms) srv->opts.ticket_timeout_ms = 300000;
+    srv->bind_address = strdup(opts->bind_address ? opts->bind_address : "127.0.0.1");
+    srv->tls_cert_path = opts->tls_cert_path ? strdup(opts->tls_cert_path) : NULL;
+    srv->tls_key_path = opts->tls_key_path ? strdup(opts->tls_key_path) : NULL;
+    srv->opts.bind_address = srv->bind_address;
+    srv->opts.tls_cert_path = srv->tls_cert_path;
+    srv->opts.tls_key_path = srv->tls_key_path;
+    srv->n_workers = srv->opts.threads;
+    srv->workers = calloc(srv->n_workers, sizeof *srv->workers);
+    if (!srv->bind_address || !srv->workers) {
+        free_server(srv);
+        return err_nomem(err, "flight server");
+    }
+
+    grpc_arg args[3];
+    memset(args, 0, sizeof args);
+    args[0].type = GRPC_ARG_INTEGER;
+    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+    args[0].value.integer = (int)srv->opts.max_receive_bytes;
+    args[1].type = GRPC_ARG_INTEGER;
+    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
+    args[1].value.integer = -1;
+    args[2].type = GRPC_ARG_INTEGER;
+    args[2].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
+    args[2].value.integer = 0;
+    grpc_channel_args cargs = {3, args};
+    srv->server = grpc_server_create(&cargs, NULL);
+    srv->shutdown_cq = grpc_completion_queue_create_for_next(NULL);
+    grpc_server_register_completion_queue(srv->server, srv->shutdown_cq, NULL);
+    for (uint32_t i = 0; i < srv->n_workers; i++) {
+        srv->workers[i].srv = srv;
+        srv->workers[i].cq = grpc_completion_queue_create_for_next(NULL);
+        grpc_server_register_completion_queue(srv->server, srv->workers[i].cq, NULL);
+    }
+
+    grpc_server_credentials *creds = NULL;
+    int rc = SQE_OK;
+    if (srv->tls_cert_path) {
+        char *cert = read_file(srv->tls_cert_path, err);
+        char *key = cert ? read_file(srv->tls_key_path, err) : NULL;
+        if (cert && key) {
+            grpc_ssl_pem_key_cert_pair pair = {key, cert};
+            creds = grpc_ssl_server_credentials_create(NULL, &pair, 1, 0, NULL);
+            if (!creds) rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "invalid TLS certificate or key");
+        } else {
+            rc = SQE_ERR_IO_ERROR;
+        }
+        free(cert);
+        free(key);
+    } else {
+        creds = grpc_insecure_server_credentials_create();
+    }
+    if (!rc) {
+        char addr[300];
+        if (strchr(srv->bind_address, ':') && srv->bind_address[0] != '[')
+            snprintf(addr, sizeof addr, "[%s]:%u", srv->bind_address, (unsigned)srv->opts.port);
+        else
+            snprintf(addr, sizeof addr, "%s:%u", srv->bind_address, (unsigned)srv->opts.port);
+        int port = grpc_server_add_http2_port(srv->server, addr, creds);
+        if (port <= 0)
+            rc = err_set(err, SQE_ERR_IO_ERROR, "cannot listen on %s (address in use or invalid)", addr);
+        else
+            srv->port = (uint16_t)port;
+    }
+    if (creds) grpc_server_credentials_release(creds);
+    if (rc) {
+        stop_server(srv);
+        free_server(srv);
+        return rc;
+    }
+    grpc_server_start(srv->server);
+    srv->started = true;
+    for (uint32_t i = 0; i < srv->n_workers; i++) {
+        if (pthread_create(&srv->workers[i].thread, NULL, worker_main, &srv->workers[i]) != 0) {
+            stop_server(srv);
+            free_server(srv);
+            return err_set(err, SQE_ERR_OUT_OF_MEMORY, "cannot start flight worker threads");
+        }
+        srv->workers[i].started = true;
+    }
+    *out = srv;
+    return SQE_OK;
+}
+
+uint32_t flight_server_drain(flight_server *srv, uint32_t deadline_ms) {
+    if (!srv) return 0;
+    pthread_mutex_lock(&srv->lock);
+    srv->draining = 1;
+    int64_t until = flight_now_ms() + deadline_ms;
+    while (srv->running > 0) {
+        int64_t now = flight_now_ms();
+        if (now >= until) break;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t wait = until - now > 100 ? 100 : until - now;
+        ts.tv_nsec += (long)(wait * 1000000);
+        ts.tv_sec += ts.tv_nsec / 1000000000;
+        ts.tv_nsec %= 1000000000;
+        pthread_cond_timedwait(&srv->cond, &srv->lock, &ts);
+    }
+    uint32_t left = srv->running;
+    for (flight_ticket *t = srv->tickets; t; t = t->next) t->cancel = 1;
+    pthread_mutex_unlock(&srv->lock);
+    return left;
+}
+
+void flight_server_destroy(flight_server *srv) {
+    if (!srv) return;
+    pthread_mutex_lock(&srv->lock);
+    srv->stopping = 1;
+    for (flight_ticket *t = srv->tickets; t; t = t->next) t->cancel = 1;
+    pthread_mutex_unlock(&srv->lock);
+    stop_server(srv);
+    free_server(srv);
+}

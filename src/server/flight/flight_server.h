@@ -1,0 +1,62 @@
+/*
+ * flight_server.h: the Arrow Flight SQL server (gRPC, service arrow.flight.protocol.FlightService)
+ * serving one sqe_db.
+ *
+ * The server runs on the gRPC C core with generic (unregistered) methods: a pool of worker
+ * threads, each with its own completion queue, takes one call at a time and serves it to the end
+ * (a DoGet stream sends a batch, waits until gRPC took it, then pulls the next chunk from the
+ * engine, so a slow client slows the query instead of filling memory). Flight SQL commands are
+ * protobuf messages packed in google.protobuf.Any (proto/flight_sql.proto). Authentication,
+ * session tokens and admission go through srv_hooks. See src/server/flight/README.md.
+ */
+#ifndef SQE_SERVER_FLIGHT_FLIGHT_SERVER_H
+#define SQE_SERVER_FLIGHT_FLIGHT_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/srv_hooks.h"
+#include "sqe/sqe.h"
+
+/* Settings; flight_server_options_init fills the defaults. Strings are copied by create. */
+typedef struct flight_server_options {
+    const char *bind_address;     /* IPv4 or IPv6 literal; default "127.0.0.1" */
+    uint16_t port;                /* default 32010; 0 = any free port (see flight_server_port) */
+    uint32_t threads;             /* calls served at once (one worker thread each); 0 = 32 */
+    size_t max_message_bytes;     /* largest FlightData the server sends (record batches are
+                                     split below it); default 4 MiB, at least 64 KiB */
+    size_t max_receive_bytes;     /* largest message a client may send; default 64 MiB */
+    uint32_t ticket_timeout_ms;   /* a result nobody fetched with DoGet for this long is
+                                     dropped; default 300000 */
+    const char *tls_cert_path;    /* PEM certificate chain; NULL (with tls_key_path NULL) =
+                                     plaintext */
+    const char *tls_key_path;     /* PEM private key */
+    srv_hooks hooks;              /* all NULL = allow everything (embedded default) */
+} flight_server_options;
+
+typedef struct flight_server flight_server;
+
+/* Fills *opts with the defaults above (hooks zeroed). */
+void flight_server_options_init(flight_server_options *opts);
+
+/* Starts listening on bind_address:port and serving Flight SQL on db, which must stay open until
+ * flight_server_destroy returns. opts is copied (strings and hooks too; hooks.ud is borrowed). On
+ * success the caller owns *out; on error (bad address, port in use, unreadable TLS files) *out
+ * is NULL and nothing is left running. */
+int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_server **out,
+                         sqe_error *err);
+
+/* The port the server listens on (the chosen one when opts->port was 0). */
+uint16_t flight_server_port(const flight_server *srv);
+
+/* Starts a graceful shutdown: new statements get UNAVAILABLE ("server is shutting down") while
+ * running ones (including DoGet streams) continue. Waits until none runs or deadline_ms passed,
+ * then cancels the rest. Returns the number of statements still running at the end (0 when all
+ * drained). Call it from any thread but a server worker. */
+uint32_t flight_server_drain(flight_server *srv, uint32_t deadline_ms);
+
+/* Stops the server: cancels every call, joins the workers, frees pending results and sessions.
+ * NULL is ignored. */
+void flight_server_destroy(flight_server *srv);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * flight_state.c: the Flight server's in-memory state: sessions (per bearer token: catalog,
+ * schema, session properties and SQL prepared statements), Flight prepared statements and
+ * pending results (tickets), with random handles.
+ *
+ * INTERFACE: flight_now_ms, flight_random_handle, flight_session_touch, flight_session_set,
+ *            flight_session_put, flight_session_snapshot, flight_session_adopt,
+ *            flight_session_drop, flight_state_free_all, flight_prepared_free,
+ *            flight_ticket_free, flight_tickets_expire_locked (flight_int.h).
+ * NOTES: handles are 128 random bits (getrandom) in hex, so one client cannot guess another's
+ * prepared statement or result. Sessions idle for an hour are dropped when new ones are made.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "common/err.h"
+#include "server/flight/flight_int.h"
+
+#define SESSION_IDLE_MS (3600 * 1000)
+
+int64_t flight_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void flight_random_handle(char *out) {
+    uint8_t b[16];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n <= 0) {
+            /* fall back on the clock; not expected on Linux */
+            uint64_t t = (uint64_t)flight_now_ms() ^ (uint64_t)(uintptr_t)out;
+            for (size_t i = got; i < sizeof b; i++) b[i] = (uint8_t)(t >> (8 * (i % 8)));
+            break;
+        }
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof b; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static void session_free(flight_session *s) {
+    free(s->key);
+    free(s->principal);
+    srv_session_state_clear(&s->state);
+    free(s);
+}
+
+/* The session of key; caller holds srv->lock. */
+static flight_session *session_find(flight_server *srv, const char *key) {
+    flight_session *s = srv->sessions;
+    while (s && strcmp(s->key, key) != 0) s = s->next;
+    return s;
+}
+
+int flight_session_touch(flight_server *srv, const char *key, const char *principal,
+                         char **catalog, char **schema, sqe_error *err) {
+    *catalog = *schema = NULL;
+    int64_t now = flight_now_ms();
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = srv->sessions;
+    while (s && strcmp(s->key, key) != 0) s = s->next;
+    if (!s) {
+        /* drop idle sessions first */
+        for (flight_session **pp = &srv->sessions; *pp;) {
+            if (now - (*pp)->last_used_ms > SESSION_IDLE_MS) {
+                flight_session *d = *pp;
+                *pp = d->next;
+                session_free(d);
+            } else {
+                pp = &(*pp)->next;
+            }
+        }
+        s = calloc(1, sizeof *s);
+        if (s) {
+            s->key = strdup(key);
+            s->principal = strdup(principal ? principal : "anonymous");
+        }
+        if (!s || !s->key || !s->principal) {
+            if (s) session_free(s);
+            pthread_mutex_unlock(&srv->lock);
+            return err_nomem(err, "session");
+        }
+        s->next = srv->sessions;
+        srv->sessions = s;
+    }
+    s->last_used_ms = now;
+    if (s->state.catalog) *catalog = strdup(s->state.catalog);
+    if (s->state.schema) *schema = strdup(s->state.schema);
+    pthread_mutex_unlock(&srv->lock);
+    return SQE_OK;
+}
+
+int flight_session_set(flight_server *srv, const char *key, const char *catalog,
+                       const char *schema, sqe_error *err) {
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = srv->sessions;
+    while (s && strcmp(s->key, key) != 0) s = s->next;
+    int rc = SQE_OK;
+    if (!s) {
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "no such session");
+    } else {
+        char *c = catalog && catalog[0] ? strdup(catalog) : NULL;
+        char *sc = schema && schema[0] ? strdup(schema) : NULL;
+        if ((catalog && catalog[0] && !c) || (schema && schema[0] && !sc)) {
+            free(c);
+            free(sc);
+            rc = err_nomem(err, "session");
+        } else {
+            if (catalog) {
+                free(s->state.catalog);
+                s->state.catalog = c;
+            }
+            if (schema) {
+                free(s->state.schema);
+                s->state.schema = sc;
+            }
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return rc;
+}
+
+/* Sets (value != NULL) or removes name in the list names/values of *n entries. Appends new
+ * names, so the list keeps the order the session set them in. */
+static int list_put(char ***names, char ***values, uint32_t *n, const char *name,
+                    const char *value, sqe_error *err) {
+    uint32_t i = 0;
+    while (i < *n && strcmp((*names)[i], name) != 0) i++;
+    if (!value) {
+        if (i == *n) return SQE_OK;
+        free((*names)[i]);
+        free((*values)[i]);
+        memmove(&(*names)[i], &(*names)[i + 1], (*n - i - 1) * sizeof **names);
+        memmove(&(*values)[i], &(*values)[i + 1], (*n - i - 1) * sizeof **values);
+        (*n)--;
+        return SQE_OK;
+    }
+    char *v = strdup(value);
+    if (!v) return err_nomem(err, "session");
+    if (i < *n) {
+        free((*values)[i]);
+        (*values)[i] = v;
+        return SQE_OK;
+    }
+    char *k = strdup(name);
+    char **nn = realloc(*names, (*n + 1) * sizeof *nn);
+    if (nn) *names = nn;
+    char **nv = nn ? realloc(*values, (*n + 1) * sizeof *nv) : NULL;
+    if (nv) *values = nv;
+    if (!k || !nn || !nv) {
+        free(k);
+        free(v);
+        return err_nomem(err, "session");
+    }
+    (*names)[*n] = k;
+    (*values)[*n] = v;
+    (*n)++;
+    return SQE_OK;
+}
+
+int flight_session_put(flight_server *srv, const char *key, flight_session_list list,
+                       const char *name, const char *value, sqe_error *err) {
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = session_find(srv, key);
+    int rc;
+    if (!s)
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "no such session");
+    else if (list == FLIGHT_SESSION_PROPERTIES)
+        rc = list_put(&s->state.property_names, &s->state.property_values, &s->state.n_properties,
+                      name, value, err);
+    else
+        rc = list_put(&s->state.prepared_names, &s->state.prepared_sql, &s->state.n_prepared,
+                      name, value, err);
+    pthread_mutex_unlock(&srv->lock);
+    return rc;
+}
+
+static int dup_opt(char **dst, const char *src) {
+    *dst = NULL;
+    return src && !(*dst = strdup(src)) ? -1 : 0;
+}
+
+static int dup_list(char ***dst, char *const *src, uint32_t n) {
+    *dst = NULL;
+    if (!n) return 0;
+    *dst = calloc(n, sizeof **dst);
+    if (!*dst) return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (!((*dst)[i] = strdup(src[i]))) return -1;
+    return 0;
+}
+
+int flight_session_snapshot(flight_server *srv, const char *key, srv_session_state *out,
+                            sqe_error *err) {
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = session_find(srv, key);
+    int rc = SQE_OK;
+    if (!s) {
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "no such session");
+    } else {
+        const srv_session_state *st = &s->state;
+        /* counts first, so a failed copy is still freed completely */
+        out->n_properties = st->n_properties;
+        out->n_prepared = st->n_prepared;
+        if (dup_opt(&out->principal, s->principal) || dup_opt(&out->catalog, st->catalog) ||
+            dup_opt(&out->schema, st->schema) || dup_opt(&out->time_zone, st->time_zone) ||
+            dup_list(&out->property_names, st->property_names, st->n_properties) ||
+            dup_list(&out->property_values, st->property_values, st->n_properties) ||
+            dup_list(&out->prepared_names, st->prepared_names, st->n_prepared) ||
+            dup_list(&out->prepared_sql, st->prepared_sql, st->n_prepared))
+            rc = err_nomem(err, "session");
+    }
+    pthread_mutex_unlock(&srv->lock);
+    if (rc) srv_session_state_clear(out);
+    return rc;
+}
+
+void flight_session_adopt(flight_server *srv, const char *key, srv_session_state *saved) {
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = session_find(srv, key);
+    const srv_session_state *st = s ? &s->state : NULL;
+    if (st && !st->catalog && !st->schema && !st->time_zone && !st->n_properties &&
+        !st->n_prepared) {
+        char *principal = saved->principal;
+        saved->principal = NULL;
+        srv_session_state_clear(&s->state);
+        s->state = *saved;
+        memset(saved, 0, sizeof *saved);
+        saved->principal = principal;
+    }
+    pthread_mutex_unlock(&srv->lock);
+}
+
+void flight_prepared_free(flight_prepared *p) {
+    if (!p) return;
+    for (size_t i = 0; i < (size_t)p->n_rows * (size_t)p->n_params; i++) free(p->params[i].text);
+    free(p->params);
+    free(p->session_key);
+    free(p->sql);
+    free(p);
+}
+
+void flight_ticket_free(flight_server *srv, flight_ticket *t) {
+    if (!t) return;
+    if (t->res) sqe_result_destroy(t->res);
+    if (t->stmt) sqe_stmt_destroy(t->stmt);
+    if (t->conn) sqe_disconnect(t->conn);
+    if (t->admitted) {
+        const srv_hooks *h = &srv->opts.hooks;
+        if (h->release) h->release(h->ud, t->principal);
+        if (srv->running) srv->running--;
+        pthread_cond_broadcast(&srv->cond);
+    }
+    free(t->principal);
+    free(t->session_key);
+    free(t);
+}
+
+void flight_session_drop(flight_server *srv, const char *key) {
+    pthread_mutex_lock(&srv->lock);
+    for (flight_session **pp = &srv->sessions; *pp; pp = &(*pp)->next) {
+        if (strcmp((*pp)->key, key) == 0) {
+            flight_session *d = *pp;
+            *pp = d->next;
+            session_free(d);
+            break;
+        }
+    }
+    flight_prepared *drop = NULL;
+    for (flight_prepared **pp = &srv->prepared; *pp;) {
+        if (strcmp((*pp)->session_key, key) == 0) {
+            flight_prepared *d = *pp;
+            *pp = d->next;
+            d->next = drop;
+            drop = d;
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    while (drop) {
+        flight_prepared *n = drop->next;
+        flight_prepared_free(drop);
+        drop = n;
+    }
+}
+
+void flight_tickets_expire_locked(flight_server *srv) {
+    int64_t now = flight_now_ms();
+    for (flight_ticket **pp = &srv->tickets; *pp;) {
+        flight_ticket *t = *pp;
+        if (!t->in_use && now - t->created_ms > (int64_t)srv->opts.ticket_timeout_ms) {
+            *pp = t->next;
+            flight_ticket_free(srv, t);
+        } else {
+            pp = &t->next;
+        }
+    }
+}
+
+void flight_state_free_all(flight_server *srv) {
+    while (srv->sessions) {
+        flight_session *s = srv->sessions;
+        srv->sessions = s->next;
+        session_free(s);
+    }
+    while (srv->prepared) {
+        flight_prepared *p = srv->prepared;
+        srv->prepared = p->next;
+        flight_prepared_free(p);
+    }
+    while (srv->tickets) {
+        flight_ticket *t = srv->tickets;
+        srv->tickets = t->next;
+        flight_ticket_free(srv, t);
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the server-core tests: the C unit tests of src/server/core (cmocka,
+# tests/server/test_server_core.c, built by CMake as server_core_tests and taken from
+# $SQE_BUILD_DIR, default build-asan/, `make asan`: ASan + UBSan), then the `sqe serve` tests
+# (tests/server/test_server.py) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
+# final "N passed, N failed" line.
+#
+#   tests/server/run_server_tests.sh [pytest args...]
+#   SQE_BIN=build/sqe tests/server/run_server_tests.sh -k auth
+#
+# Exit status: 0 when everything passed, 1 when a test failed, 2 when a tool is missing.
+set -u
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${SQE_BUILD_DIR:-$root/build-asan}"
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
+cd "$root" || exit 2
+python=.cache/venv/bin/python
+export SQE_BIN="${SQE_BIN:-$build/sqe}"
+if [ ! -x "$SQE_BIN" ]; then
+  echo "run_server_tests.sh: $SQE_BIN is missing; build it first (make asan, or set SQE_BIN)" >&2
+  exit 2
+fi
+if [ ! -x "$build/server_core_tests" ]; then
+  echo "run_server_tests.sh: $build/server_core_tests is missing; build it with make asan" >&2
+  exit 2
+fi
+if ! "$python" -c 'import trino' 2>/dev/null; then
+  echo "run_server_tests.sh: the trino Python client is missing; run make setup" >&2
+  exit 2
+fi
+out="$(mktemp -d "${TMPDIR:-/tmp}/sqe-server-tests.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1"
+
+unit_passed=0
+unit_failed=0
+if "$build/server_core_tests" > "$out/unit.log" 2>&1; then
+  unit_passed=$(grep -c '^\[       OK \]' "$out/unit.log")
+else
+  cat "$out/unit.log"
+  unit_passed=$(grep -c '^\[       OK \]' "$out/unit.log")
+  unit_failed=$(( $(grep -c '^\[ RUN      \]' "$out/unit.log") - unit_passed ))
+  [ "$unit_failed" -gt 0 ] || unit_failed=1
+fi
+echo "server_core_tests: $unit_passed passed, $unit_failed failed"
+
+export PYTHONDONTWRITEBYTECODE=1
+"$python" -m pytest -q -p no:cacheprovider tests/server/test_server.py "$@" | tee "$out/py.log"
+line="$(grep -E '^server tests: ' "$out/py.log" | tail -1)"
+py_passed=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
+py_failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+[ -n "$line" ] || { py_passed=0; py_failed=1; }
+passed=$((unit_passed + py_passed))
+failed=$((unit_failed + py_failed))
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
