@@ -183,7 +183,7 @@ struct exec_op {
     void *source_gstate;      /* set by the driver */
     void *sink_gstate;
     exec_op_profile profile;
-    char detail[160];         /* EXPLAIN detail ("keys: l_orderkey = o_orderkey") */
+    char detail[320];         /* EXPLAIN detail ("keys: l_orderkey = o_orderkey") */
     void *impl;               /* operator-specific immutable data */
 };
 

@@ -55,7 +55,7 @@ static int tfunc_init(exec_op *op, void **gstate, sqe_error *err) {
         return rc;
     }
     if (t->src->describe) {
-        char note[96];
+        char note[200];
         note[0] = 0;
         t->src->describe(t->src->state, note, sizeof note);
         size_t len = strlen(op->detail);

@@ -385,6 +385,30 @@ static int query_to_ticket(flight_call *fc, const char *sql, const flight_prepar
     return rc;
 }
 
+/* The schema of GetSqlInfo and of the metadata commands (GetTables, ...), framed as an IPC
+ * message: it does not depend on running the client's SQL. */
+static int catalog_command_schema(flight_call *fc, const flight_cmd *cmd, arrow_buf *schema,
+                                  sqe_error *err) {
+    if (cmd->kind == FCMD_SQL_INFO) {
+        arrow_buf h, bh, bb;
+        arrow_buf_init(&h);
+        arrow_buf_init(&bh);
+        arrow_buf_init(&bb);
+        int rc = flight_sqlinfo_encode(NULL, 0, &h, &bh, &bb, err);
+        if (!rc) rc = arrow_message_frame(h.data, h.len, NULL, 0, schema, err);
+        arrow_buf_reset(&h);
+        arrow_buf_reset(&bh);
+        arrow_buf_reset(&bb);
+        return rc;
+    }
+    sqe_result *res;
+    const bool *nn;
+    SQE_TRY(flight_meta_result(fc, cmd, &res, &nn, err));
+    int rc = flight_result_schema(res, nn, true, schema, err);
+    sqe_result_destroy(res);
+    return rc;
+}
+
 int flight_get_flight_info(flight_call *fc, const uint8_t *req, size_t len, sqe_error *err) {
     Arrow__Flight__Protocol__FlightDescriptor *desc;
     flight_cmd cmd;
@@ -404,24 +428,8 @@ int flight_get_flight_info(flight_call *fc, const uint8_t *req, size_t len, sqe_
                                   q->prepared_statement_handle.len, &p, err);
         if (!rc) rc = query_to_ticket(fc, NULL, p, &schema, &ticket, &ticket_len, err);
         flight_prepared_free(p);
-    } else if (cmd.kind == FCMD_SQL_INFO) {
-        arrow_buf h, bh, bb;
-        arrow_buf_init(&h);
-        arrow_buf_init(&bh);
-        arrow_buf_init(&bb);
-        rc = flight_sqlinfo_encode(NULL, 0, &h, &bh, &bb, err);
-        if (!rc) rc = arrow_message_frame(h.data, h.len, NULL, 0, &schema, err);
-        arrow_buf_reset(&h);
-        arrow_buf_reset(&bh);
-        arrow_buf_reset(&bb);
-    } else if (is_metadata(cmd.kind)) {
-        sqe_result *res;
-        const bool *nn;
-        rc = flight_meta_result(fc, &cmd, &res, &nn, err);
-        if (!rc) {
-            rc = flight_result_schema(res, nn, true, &schema, err);
-            sqe_result_destroy(res);
-        }
+    } else if (cmd.kind == FCMD_SQL_INFO || is_metadata(cmd.kind)) {
+        rc = catalog_command_schema(fc, &cmd, &schema, err);
     } else {
         rc = err_set(err, SQE_ERR_NOT_SUPPORTED, "%s is not valid for GetFlightInfo",
                      flight_cmd_name(cmd.kind));
@@ -489,24 +497,8 @@ int flight_get_schema(flight_call *fc, const uint8_t *req, size_t len, sqe_error
                                   q->prepared_statement_handle.len, &p, err);
         if (!rc) rc = statement_schema(fc, NULL, p, &schema, err);
         flight_prepared_free(p);
-    } else if (cmd.kind == FCMD_SQL_INFO) {
-        arrow_buf h, bh, bb;
-        arrow_buf_init(&h);
-        arrow_buf_init(&bh);
-        arrow_buf_init(&bb);
-        rc = flight_sqlinfo_encode(NULL, 0, &h, &bh, &bb, err);
-        if (!rc) rc = arrow_message_frame(h.data, h.len, NULL, 0, &schema, err);
-        arrow_buf_reset(&h);
-        arrow_buf_reset(&bh);
-        arrow_buf_reset(&bb);
-    } else if (is_metadata(cmd.kind)) {
-        sqe_result *res;
-        const bool *nn;
-        rc = flight_meta_result(fc, &cmd, &res, &nn, err);
-        if (!rc) {
-            rc = flight_result_schema(res, nn, true, &schema, err);
-            sqe_result_destroy(res);
-        }
+    } else if (cmd.kind == FCMD_SQL_INFO || is_metadata(cmd.kind)) {
+        rc = catalog_command_schema(fc, &cmd, &schema, err);
     } else {
         rc = err_set(err, SQE_ERR_NOT_SUPPORTED, "%s is not valid for GetSchema",
                      flight_cmd_name(cmd.kind));
