@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml clean bench
+.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino clean bench bench-iceberg bench-serve load
 
 all: release
 
@@ -69,7 +69,9 @@ fuzz-parquet: setup
 FUZZ_BIN_fuzz-avro  := fuzz_avro
 FUZZ_BIN_fuzz-arrow := fuzz_arrow_ipc
 FUZZ_BIN_fuzz-toml  := fuzz_toml
-fuzz-avro fuzz-arrow fuzz-toml: setup
+FUZZ_BIN_fuzz-flight := fuzz_flight_command
+FUZZ_BIN_fuzz-trino  := fuzz_trino_request
+fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino: setup
 	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
 	@$(NINJA) -C build-fuzz $(FUZZ_BIN_$@)
 	@mkdir -p .cache/$@-corpus
@@ -92,3 +94,17 @@ bench: release
 
 clean:
 	rm -rf build build-debug build-asan build-fuzz
+
+# Iceberg read overhead: TPC-H over the same files as Iceberg tables and through read_parquet.
+bench-iceberg: release
+	@$(VENV)/bin/python bench/iceberg_overhead.py --sf $(SF) --runs $(RUNS) --threads $(THREADS)
+
+# 10 M rows streamed to ADBC over Flight SQL, against DuckDB's .arrow() in-process.
+bench-serve: release
+	@$(VENV)/bin/python bench/serve_stream.py --sqe build/sqe --threads $(THREADS) \
+	    --out bench/results/$$(date +%F)-serve-stream.md
+
+# Load: 64 clients (half Flight SQL, half Trino) x 200 checked queries, two rounds.
+load: release
+	@$(VENV)/bin/python tests/load/run_load.py --sqe build/sqe \
+	    --report bench/results/$$(date +%F)-serve-load.md
