@@ -613,12 +613,11 @@ static int pick_snapshot(binder *b, const sql_relation *r, const cat_table *t,
                 const ice_snapshot *s = ice_metadata_snapshot(m, m->snapshot_log[i].snapshot_id);
                 if (s) best = s;
             }
-        if (!best) {
-            char buf[64];
-            snprintf(buf, sizeof buf, "%lld ms", (long long)ms);
-            return version_error(b, r, "No version history table %s at or before the timestamp",
-                                 buf);
-        }
+        if (!best)
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
+                              "No version history table %s.%s.%s at or before %lld ms after "
+                              "1970-01-01 UTC (the table's first snapshot is later)",
+                              t->catalog, t->schema, t->name, (long long)ms);
         *snap = best;
     }
     if ((*snap)->has_schema_id) {
