@@ -31,35 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/driver.h"
+#include "exec/driver_int.h"
 #include "exec/ops.h"
-
-typedef struct pipeline {
-    exec_op *source;
-    exec_op **ops;     /* streaming operators, upstream first */
-    uint32_t n_ops;
-    exec_op *sink;
-    uint32_t sink_input;
-} pipeline;
-
-typedef struct op_info {
-    exec_op *op;
-    bool source_live, sink_live;
-    uint32_t sink_feeds; /* pipelines feeding its sink not yet finished */
-    int64_t last_use;    /* last pipeline using it */
-} op_info;
-
-struct exec_driver {
-    exec_query_ctx *qctx;
-    exec_pool *pool;
-    uint32_t threads;
-    bool profile;
-    exec_op *root;
-    pipeline *pipes;
-    uint32_t n_pipes, cap_pipes;
-    op_info *infos;
-    uint32_t n_infos, cap_infos;
-};
 
 /* --- Building ------------------------------------------------------------------------------- */
 
@@ -269,6 +242,7 @@ static void destroy_states(exec_driver *d, op_info *in) {
 
 void exec_driver_destroy(exec_driver *d) {
     if (!d) return;
+    driver_stream_destroy(d);
     mem_tracker *t = d->qctx->tracker;
     /* sources first: a breaker's source state may refer to its sink state */
     for (uint32_t i = 0; i < d->n_infos; i++) {
@@ -287,40 +261,12 @@ void exec_driver_destroy(exec_driver *d) {
 
 /* --- Running -------------------------------------------------------------------------------- */
 
-typedef struct prun {
-    exec_driver *d;
-    pipeline *p;
-    _Atomic int stop;   /* finished, failed or canceled: threads stop pulling */
-    _Atomic int failed;
-    pthread_mutex_t lock;
-    pthread_cond_t done;
-    uint32_t pending;
-    int rc;
-    sqe_error err;
-} prun;
-
 typedef struct targ {
     prun *run;
     uint32_t idx;
 } targ;
 
-typedef struct trun {
-    prun *run;
-    const pipeline *p;
-    bool profile;
-    void *src_l;
-    bool src_l_ok;
-    void **op_l;
-    bool *op_l_ok;
-    void *sink_l;
-    bool sink_l_ok;
-    vec_chunk src_chunk;
-    vec_chunk *chunks;
-    uint64_t *rows_in, *rows_out, *nanos; /* [0] source, [1..n_ops] ops, [n_ops+1] sink */
-    sqe_error *err;
-} trun;
-
-static void record_error(prun *run, int rc, const sqe_error *err) {
+void driver_record_error(prun *run, int rc, const sqe_error *err) {
     pthread_mutex_lock(&run->lock);
     if (run->rc == SQE_OK) {
         run->rc = rc;
@@ -332,7 +278,9 @@ static void record_error(prun *run, int rc, const sqe_error *err) {
     atomic_store(&run->stop, 1);
 }
 
-static int push(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
+static int run_op(trun *t, uint32_t i, const vec_chunk *in, bool *finished);
+
+int driver_push(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
     const pipeline *p = t->p;
     uint64_t t0 = 0;
     if (i == p->n_ops) {
@@ -341,11 +289,20 @@ static int push(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
         if (t->profile) t0 = exec_now_ns();
         int rc = sink->vt->sink(sink, sink->sink_gstate, t->sink_l, in, t->err);
         if (t->profile) t->nanos[p->n_ops + 1] += exec_now_ns() - t0;
+        if (rc == SQE_OK && t->after_sink) rc = t->after_sink(t);
         return rc;
     }
-    exec_op *op = p->ops[i];
-    vec_chunk *out = &t->chunks[i];
     t->rows_in[i + 1] += in->count;
+    return run_op(t, i, in, finished);
+}
+
+/* Runs operator i on its input until it needs new input, pushing every output down. A yield
+ * (t->yield, raised after a sink call) unwinds the pushes; operators that still had output for
+ * their input are marked in t->more, and driver_resume continues them. */
+static int run_op(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
+    exec_op *op = t->p->ops[i];
+    vec_chunk *out = &t->chunks[i];
+    uint64_t t0 = 0;
     for (;;) {
         vec_chunk_reset(out);
         out->seq = in->seq;
@@ -356,10 +313,14 @@ static int push(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
         if (rc != SQE_OK) return rc;
         if (out->count) {
             t->rows_out[i + 1] += out->count;
-            SQE_TRY(push(t, i + 1, out, finished));
+            SQE_TRY(driver_push(t, i + 1, out, finished));
             if (*finished) return SQE_OK;
         }
         if (res == EXEC_HAVE_MORE) {
+            if (t->yield) {
+                t->more[i] = true;
+                return SQE_OK;
+            }
             if (atomic_load_explicit(&t->run->stop, memory_order_relaxed)) return SQE_OK;
             continue;
         }
@@ -368,15 +329,34 @@ static int push(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
     }
 }
 
-static int thread_setup(trun *t, sqe_error *err) {
+bool driver_has_more(const trun *t) {
+    for (uint32_t i = 0; i < t->p->n_ops; i++)
+        if (t->more[i]) return true;
+    return false;
+}
+
+int driver_resume(trun *t, bool *finished) {
+    t->yield = false;
+    for (uint32_t i = t->p->n_ops; i-- > 0;) {
+        if (!t->more[i]) continue;
+        t->more[i] = false;
+        const vec_chunk *in = i == 0 ? &t->src_chunk : &t->chunks[i - 1];
+        SQE_TRY(run_op(t, i, in, finished));
+        if (*finished || t->yield) return SQE_OK;
+    }
+    return SQE_OK;
+}
+
+int driver_thread_setup(trun *t, sqe_error *err) {
     const pipeline *p = t->p;
-    mem_tracker *tr = p->sink->qctx->tracker;
+    mem_tracker *tr = t->run->d->qctx->tracker;
     uint32_t n = p->n_ops;
     t->op_l = mem_calloc(tr, (n + 1) * sizeof(void *), err);
     t->op_l_ok = mem_calloc(tr, (n + 1) * sizeof(bool), err);
+    t->more = mem_calloc(tr, (n + 1) * sizeof(bool), err);
     t->chunks = mem_calloc(tr, (n + 1) * sizeof(vec_chunk), err);
     t->rows_in = mem_calloc(tr, (n + 2) * sizeof(uint64_t) * 3, err);
-    if (!t->op_l || !t->op_l_ok || !t->chunks || !t->rows_in)
+    if (!t->op_l || !t->op_l_ok || !t->more || !t->chunks || !t->rows_in)
         return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     t->rows_out = t->rows_in + (n + 2);
     t->nanos = t->rows_out + (n + 2);
@@ -399,9 +379,9 @@ static int thread_setup(trun *t, sqe_error *err) {
     return SQE_OK;
 }
 
-static void thread_teardown(trun *t, bool combined) {
+void driver_thread_teardown(trun *t, bool combined) {
     const pipeline *p = t->p;
-    mem_tracker *tr = p->sink->qctx->tracker;
+    mem_tracker *tr = t->run->d->qctx->tracker;
     if (t->sink_l_ok && !combined) {
         exec_op *sink = p->sink;
         if (sink->vt->sink_local_destroy)
@@ -431,6 +411,7 @@ static void thread_teardown(trun *t, bool combined) {
     }
     mem_free(tr, t->op_l);
     mem_free(tr, t->op_l_ok);
+    mem_free(tr, t->more);
     mem_free(tr, t->chunks);
     mem_free(tr, t->rows_in);
 }
@@ -446,7 +427,7 @@ static int thread_run(prun *run, sqe_error *err) {
     exec_op *src = p->source;
     exec_query_ctx *q = run->d->qctx;
     bool combined = false;
-    int rc = thread_setup(&t, err);
+    int rc = driver_thread_setup(&t, err);
     while (rc == SQE_OK) {
         if (atomic_load_explicit(&run->stop, memory_order_relaxed)) break;
         if (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_RELAXED)) {
@@ -460,13 +441,13 @@ static int thread_run(prun *run, sqe_error *err) {
         if (rc != SQE_OK || t.src_chunk.count == 0) break;
         t.rows_out[0] += t.src_chunk.count;
         bool finished = false;
-        rc = push(&t, 0, &t.src_chunk, &finished);
+        rc = driver_push(&t, 0, &t.src_chunk, &finished);
         if (rc == SQE_OK && finished) {
             atomic_store(&run->stop, 1);
             break;
         }
     }
-    if (rc != SQE_OK) record_error(run, rc, err);
+    if (rc != SQE_OK) driver_record_error(run, rc, err);
     if (rc == SQE_OK && t.sink_l_ok && !atomic_load(&run->failed)) {
         exec_op *sink = p->sink;
         combined = true;
@@ -474,10 +455,10 @@ static int thread_run(prun *run, sqe_error *err) {
             uint64_t t0 = t.profile ? exec_now_ns() : 0;
             rc = sink->vt->sink_combine(sink, sink->sink_gstate, t.sink_l, err);
             if (t.profile) t.nanos[p->n_ops + 1] += exec_now_ns() - t0;
-            if (rc != SQE_OK) record_error(run, rc, err);
+            if (rc != SQE_OK) driver_record_error(run, rc, err);
         }
     }
-    thread_teardown(&t, combined);
+    driver_thread_teardown(&t, combined);
     return rc;
 }
 
@@ -492,7 +473,7 @@ static void thread_task(void *arg) {
     pthread_mutex_unlock(&run->lock);
 }
 
-static uint32_t pipeline_threads(exec_driver *d, pipeline *p) {
+uint32_t driver_pipeline_threads(exec_driver *d, const pipeline *p) {
     uint32_t n = d->threads;
     if (p->source->vt->source_serial || p->sink->vt->sink_serial) n = 1;
     if (n > 1 && p->source->vt->source_max_threads) {
@@ -549,7 +530,7 @@ static int run_threads(exec_driver *d, pipeline *p, uint32_t n, sqe_error *err) 
     return SQE_OK;
 }
 
-static int run_pipeline(exec_driver *d, uint32_t pi, sqe_error *err) {
+int driver_pipeline_begin(exec_driver *d, uint32_t pi, sqe_error *err) {
     pipeline *p = &d->pipes[pi];
     SQE_TRY(exec_check_cancel(d->qctx, err));
     op_info *si = info_of(d, p->sink), *so = info_of(d, p->source);
@@ -571,8 +552,12 @@ static int run_pipeline(exec_driver *d, uint32_t pi, sqe_error *err) {
         p->source->source_gstate = g;
         so->source_live = true;
     }
-    uint32_t n = pipeline_threads(d, p);
-    SQE_TRY(run_threads(d, p, n, err));
+    return SQE_OK;
+}
+
+int driver_pipeline_end(exec_driver *d, uint32_t pi, sqe_error *err) {
+    pipeline *p = &d->pipes[pi];
+    op_info *si = info_of(d, p->sink), *so = info_of(d, p->source);
     if (p->source->vt->source_destroy) p->source->vt->source_destroy(p->source, p->source->source_gstate);
     p->source->source_gstate = NULL;
     so->source_live = false;
@@ -588,7 +573,15 @@ static int run_pipeline(exec_driver *d, uint32_t pi, sqe_error *err) {
     return SQE_OK;
 }
 
+int driver_run_pipeline(exec_driver *d, uint32_t pi, sqe_error *err) {
+    SQE_TRY(driver_pipeline_begin(d, pi, err));
+    pipeline *p = &d->pipes[pi];
+    SQE_TRY(run_threads(d, p, driver_pipeline_threads(d, p), err));
+    return driver_pipeline_end(d, pi, err);
+}
+
 int exec_driver_run(exec_driver *d, sqe_error *err) {
-    for (uint32_t i = 0; i < d->n_pipes; i++) SQE_TRY(run_pipeline(d, i, err));
+    for (uint32_t i = 0; i < d->n_pipes; i++) SQE_TRY(driver_run_pipeline(d, i, err));
+    d->next_pipe = d->n_pipes;
     return SQE_OK;
 }

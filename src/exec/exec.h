@@ -54,7 +54,10 @@ typedef struct exec_query exec_query;
 int exec_query_create(const plan *root, const exec_options *opts, exec_query **out,
                       sqe_error *err);
 /* Returns the next result chunk (owned by the query, valid until the next call), or *out = NULL
- * at the end. The first call runs the pipelines (later calls may run more work). */
+ * at the end. The work runs while the caller reads: the first call runs the pipelines the
+ * result depends on, later calls stream the rest with bounded buffering (a caller that stops
+ * calling stops the query's work, without holding threads). An error may come after chunks
+ * were returned; it is then returned by every later call. */
 int exec_query_next(exec_query *q, const vec_chunk **out, sqe_error *err);
 /* After the query finished: per-operator profile (rows in/out, time, peak memory) as text,
  * the physical plan tree one operator per line. Without profiling, the plan only. */

@@ -1,19 +1,22 @@
 /*
- * op_result.c: the result collector, the sink of the root pipeline. It copies every chunk it
- * receives into chunks it owns (the pipeline reuses its chunks), packing small chunks together,
- * and hands them out through exec_query_next.
+ * op_result.c: the result collector, the sink of the result pipelines. It copies every chunk it
+ * receives into chunks it owns (the pipeline reuses its chunks) and hands them out, in source
+ * order, through exec_driver_next.
  *
- * INTERFACE: exec_op_result_create (ops.h), exec_op_result_next (driver.h).
- * NOTES: each thread fills its own list of chunks; combine appends a thread's list to the
- * global one under a lock. A serial pipeline (ordered results, e.g. after a sort) runs on one
- * thread, so its chunks keep their order. Input chunks that carry a source order (seq != 0:
- * scans of tables and files, through streaming operators) are kept in result chunks of their
- * own seq, and the list is stably sorted by seq before the first chunk is handed out, so a
- * plain SELECT returns rows in table / file order whatever the number of threads. With a
- * streaming consumer (exec_options.result_sink, COPY TO) nothing is collected: each chunk is
- * handed to it under the lock as it arrives. Values are copied deep (string bytes into the
- * chunk's heap), so results outlive the operators that produced them. A chunk handed out is
- * freed at the next call, so reading a large result does not hold all of it twice.
+ * INTERFACE: exec_op_result_create (ops.h); exec_op_result_flush, _release, _has_ready, _next
+ *   (driver.h), used by the streaming driver.
+ * NOTES: each thread fills its own list of chunks, and the driver flushes that list into the
+ * shared buffer after every source chunk. Chunks that carry a source order (seq != 0: scans of
+ * tables and files, through streaming operators) wait in `pending`, sorted by seq, until the
+ * driver knows no thread can still produce an earlier seq (release with a bound); then they move
+ * to `ready`, the queue the reader takes from. Unordered chunks (seq 0, e.g. after an
+ * aggregation) and the chunks of a serial pipeline go to `ready` directly. So a plain SELECT
+ * returns rows in table / file order whatever the number of threads, without holding the whole
+ * result. With a streaming consumer (exec_options.result_sink, COPY TO) nothing is collected:
+ * each chunk is handed to it under the lock as it arrives. Values are copied deep (string bytes
+ * into the chunk's heap), so results outlive the operators that produced them. A chunk handed
+ * out is freed at the next call. Every chunk is charged to the collector's memory tracker, which
+ * is how the driver measures what is buffered.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +29,14 @@ typedef struct result_list {
     uint32_t n, cap;
 } result_list;
 
+/* A FIFO / sorted array of chunks: live entries are chunks[head..n). */
 typedef struct result_g {
     pthread_mutex_t lock;
-    result_list list;
-    uint32_t next;      /* next chunk to hand out */
-    bool sorted;        /* the list is in seq order */
+    result_list pending;  /* seq-ordered chunks waiting for their turn */
+    uint32_t pending_head;
+    result_list ready;    /* chunks the reader may take, in order */
+    uint32_t ready_head;
+    vec_chunk *handed;    /* the chunk handed out last (freed at the next call) */
 } result_g;
 
 typedef struct result_l {
@@ -129,18 +135,105 @@ static int result_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk 
     return SQE_OK;
 }
 
-static int result_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err) {
-    result_g *g = gstate;
+static void chunk_free(vec_chunk *c) {
+    if (!c) return;
+    vec_chunk_destroy(c);
+    free(c);
+}
+
+/* Drops the consumed front of a FIFO array once it is more than half of it. */
+static void list_compact(result_list *l, uint32_t *head) {
+    if (*head == 0 || *head < l->n / 2) return;
+    memmove(l->chunks, l->chunks + *head, (l->n - *head) * sizeof *l->chunks);
+    l->n -= *head;
+    *head = 0;
+}
+
+/* Inserts c into pending after every chunk of a seq <= c's (chunks arrive nearly in order, so
+ * the search runs from the back). */
+static int pending_insert(result_g *g, vec_chunk *c, sqe_error *err) {
+    result_list *l = &g->pending;
+    list_compact(l, &g->pending_head);
+    SQE_TRY(list_push(l, c, err));
+    uint32_t i = l->n - 1;
+    while (i > g->pending_head && l->chunks[i - 1]->seq > c->seq) {
+        l->chunks[i] = l->chunks[i - 1];
+        i--;
+    }
+    l->chunks[i] = c;
+    return SQE_OK;
+}
+
+int exec_op_result_flush(exec_op *op, void *lstate, bool all, sqe_error *err) {
+    result_g *g = op->sink_gstate;
     result_l *l = lstate;
+    if (!g || !l || l->list.n == 0) return SQE_OK;
+    uint32_t n = l->list.n;
+    vec_chunk *last = l->list.chunks[n - 1];
+    /* an unordered chunk not yet full keeps collecting rows */
+    if (!all && last->seq == 0 && last->count < last->capacity) n--;
     int rc = SQE_OK;
     pthread_mutex_lock(&g->lock);
-    for (uint32_t i = 0; i < l->list.n; i++) {
-        if (rc == SQE_OK) rc = list_push(&g->list, l->list.chunks[i], err);
-        if (rc == SQE_OK) {
-            l->list.chunks[i] = NULL;
+    list_compact(&g->ready, &g->ready_head);
+    uint32_t i = 0;
+    for (; i < n && rc == SQE_OK; i++) {
+        vec_chunk *c = l->list.chunks[i];
+        if (c->count == 0) {
+            chunk_free(c);
+            continue;
         }
+        rc = c->seq ? pending_insert(g, c, err) : list_push(&g->ready, c, err);
+        if (rc != SQE_OK) chunk_free(c);
     }
     pthread_mutex_unlock(&g->lock);
+    for (; i < n; i++) chunk_free(l->list.chunks[i]);
+    memmove(l->list.chunks, l->list.chunks + n, (l->list.n - n) * sizeof *l->list.chunks);
+    l->list.n -= n;
+    return rc;
+}
+
+int exec_op_result_release(exec_op *op, uint64_t bound, sqe_error *err) {
+    result_g *g = op->sink_gstate;
+    if (!g) return SQE_OK;
+    int rc = SQE_OK;
+    pthread_mutex_lock(&g->lock);
+    while (rc == SQE_OK && g->pending_head < g->pending.n &&
+           g->pending.chunks[g->pending_head]->seq < bound) {
+        rc = list_push(&g->ready, g->pending.chunks[g->pending_head], err);
+        if (rc == SQE_OK) g->pending.chunks[g->pending_head++] = NULL;
+    }
+    if (g->pending_head == g->pending.n) g->pending.n = g->pending_head = 0;
+    pthread_mutex_unlock(&g->lock);
+    return rc;
+}
+
+bool exec_op_result_has_ready(exec_op *op) {
+    result_g *g = op->sink_gstate;
+    if (!g) return false;
+    pthread_mutex_lock(&g->lock);
+    bool any = g->ready_head < g->ready.n;
+    pthread_mutex_unlock(&g->lock);
+    return any;
+}
+
+const vec_chunk *exec_op_result_next(exec_op *op) {
+    result_g *g = op->sink_gstate;
+    if (!g) return NULL;
+    pthread_mutex_lock(&g->lock);
+    chunk_free(g->handed);
+    g->handed = NULL;
+    if (g->ready_head < g->ready.n) {
+        g->handed = g->ready.chunks[g->ready_head];
+        g->ready.chunks[g->ready_head++] = NULL;
+    }
+    if (g->ready_head == g->ready.n) g->ready.n = g->ready_head = 0;
+    pthread_mutex_unlock(&g->lock);
+    return g->handed;
+}
+
+static int result_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err) {
+    result_l *l = lstate;
+    int rc = exec_op_result_flush(op, l, true, err);
     list_free(&l->list);
     free(l);
     return rc;
@@ -155,7 +248,9 @@ static void result_local_destroy(exec_op *op, void *gstate, void *lstate) {
 static void result_sink_destroy(exec_op *op, void *gstate) {
     result_g *g = gstate;
     if (!g) return;
-    list_free(&g->list);
+    list_free(&g->pending);
+    list_free(&g->ready);
+    chunk_free(g->handed);
     pthread_mutex_destroy(&g->lock);
     free(g);
 }
@@ -177,55 +272,4 @@ int exec_op_result_create(exec_query_ctx *qctx, const plan *root, exec_op *child
     op->children[0] = child;
     *out = op;
     return SQE_OK;
-}
-
-static int cmp_seq(const void *a, const void *b) {
-    const vec_chunk *x = *(vec_chunk *const *)a, *y = *(vec_chunk *const *)b;
-    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-    return 0;
-}
-
-/* Stable sort of the chunks by seq: chunks of equal seq come from one thread in order, so
- * ties keep their list order (merge sort through an index tie-break). */
-static void sort_by_seq(result_list *l) {
-    bool ordered = true, any = false;
-    for (uint32_t i = 0; i < l->n; i++) {
-        any = any || l->chunks[i]->seq;
-        if (i && cmp_seq(&l->chunks[i - 1], &l->chunks[i]) > 0) ordered = false;
-    }
-    if (!any || ordered) return;
-    /* Insertion sort by runs would be O(n^2) in the worst case; use a merge sort. */
-    vec_chunk **tmp = malloc(l->n * sizeof *tmp);
-    if (!tmp) return; /* out of memory: rows stay complete, only their order suffers */
-    for (uint32_t width = 1; width < l->n; width *= 2) {
-        for (uint32_t lo = 0; lo < l->n; lo += 2 * width) {
-            uint32_t mid = lo + width < l->n ? lo + width : l->n;
-            uint32_t hi = lo + 2 * width < l->n ? lo + 2 * width : l->n;
-            uint32_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi) tmp[k++] = cmp_seq(&l->chunks[b], &l->chunks[a]) < 0 ? l->chunks[b++] : l->chunks[a++];
-            while (a < mid) tmp[k++] = l->chunks[a++];
-            while (b < hi) tmp[k++] = l->chunks[b++];
-        }
-        memcpy(l->chunks, tmp, l->n * sizeof *tmp);
-    }
-    free(tmp);
-}
-
-const vec_chunk *exec_op_result_next(exec_op *op) {
-    result_g *g = op->sink_gstate;
-    if (!g) return NULL;
-    if (!g->sorted) {
-        sort_by_seq(&g->list);
-        g->sorted = true;
-    }
-    if (g->next > 0 && g->list.chunks[g->next - 1]) {
-        vec_chunk_destroy(g->list.chunks[g->next - 1]);
-        free(g->list.chunks[g->next - 1]);
-        g->list.chunks[g->next - 1] = NULL;
-    }
-    while (g->next < g->list.n) {
-        vec_chunk *c = g->list.chunks[g->next++];
-        if (c && c->count) return c;
-    }
-    return NULL;
 }

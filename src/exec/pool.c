@@ -1,7 +1,8 @@
 /*
  * pool.c: the process-wide thread pool: a fixed set of pthreads serving one FIFO task queue.
  *
- * INTERFACE: exec_pool_create, exec_pool_destroy, exec_pool_size, exec_pool_submit (driver.h).
+ * INTERFACE: exec_pool_create, exec_pool_destroy, exec_pool_size, exec_pool_submit and
+ *   exec_pool_cancel (driver.h).
  * NOTES: queries share the pool; each submits the per-thread tasks of its current pipeline and
  * waits for them on its own condition variable (the driver), so the pool itself knows nothing
  * about queries. Tasks are caller-owned structs linked into the queue, so submitting never
@@ -95,6 +96,21 @@ void exec_pool_submit(exec_pool *pool, exec_task *tasks, uint32_t n) {
     else
         pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
+}
+
+bool exec_pool_cancel(exec_pool *pool, exec_task *task) {
+    if (!pool) return false;
+    bool removed = false;
+    pthread_mutex_lock(&pool->lock);
+    for (exec_task **link = &pool->head, *prev = NULL; *link; prev = *link, link = &(*link)->next) {
+        if (*link != task) continue;
+        *link = task->next;
+        if (pool->tail == task) pool->tail = prev;
+        removed = true;
+        break;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return removed;
 }
 
 uint64_t exec_now_ns(void) {

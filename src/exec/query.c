@@ -7,8 +7,9 @@
  * NOTES: every operator gets its own exec_query_ctx whose memory tracker is a child of the
  * query's tracker: the query limit applies to everything, and EXPLAIN ANALYZE can report each
  * operator's peak memory. Joins with equi keys become hash joins, others nested-loop joins;
- * PLAN_SORT and PLAN_TOPN both go to the sort operator. The pipelines run at the first
- * exec_query_next; the result collector then hands out its chunks one by one.
+ * PLAN_SORT and PLAN_TOPN both go to the sort operator. exec_query_next streams the result
+ * through the driver (driver_stream.c): the work runs while the caller reads, with bounded
+ * buffering; with a result_sink (COPY TO) the first call runs everything into the sink.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct exec_query {
     uint32_t n_ops, cap_ops;
     exec_driver *driver;
     bool ran;
+    bool sink_done; /* the result_sink run completed */
     int rc;
     sqe_error err;
 };
@@ -170,20 +172,23 @@ int exec_query_next(exec_query *q, const vec_chunk **out, sqe_error *err) {
         if (err) *err = q->err;
         return q->rc;
     }
-    if (!q->ran) {
-        q->ran = true;
-        sqe_error local;
-        memset(&local, 0, sizeof local);
-        int rc = exec_driver_run(q->driver, &local);
-        if (rc != SQE_OK) {
-            q->rc = rc;
-            q->err = local;
-            if (err) *err = local;
-            return rc;
-        }
+    q->ran = true;
+    sqe_error local;
+    memset(&local, 0, sizeof local);
+    int rc;
+    if (q->qctx.result_sink) {
+        /* the consumer takes every chunk itself: run everything now */
+        rc = q->sink_done ? SQE_OK : exec_driver_run(q->driver, &local);
+        q->sink_done = true;
+    } else {
+        rc = exec_driver_next(q->driver, out, &local);
     }
-    *out = exec_op_result_next(q->result);
-    return SQE_OK;
+    if (rc != SQE_OK) {
+        q->rc = rc;
+        q->err = local;
+        if (err) *err = local;
+    }
+    return rc;
 }
 
 void exec_query_destroy(exec_query *q) {

@@ -6,6 +6,7 @@
  * through plan_source, EXPLAIN with profile, and the pipeline cutting of the driver (breakers,
  * join build/probe and the tail pipeline of outer joins) with mock operators.
  */
+#include <unistd.h>
 #include "test_exec_util.h"
 
 #include "exec/driver.h"
@@ -87,7 +88,20 @@ static void test_error_stops_threads(void **state) {
     tx_free(&t);
 }
 
-/* The per-query memory limit fails the query with EXCEEDED_MEMORY_LIMIT. */
+/* A sort of the big table (16 MB of rows) under a 4 MB query limit fails the query with
+ * EXCEEDED_MEMORY_LIMIT and leaves nothing charged. */
+static plan *sort_all(tx *t, plan *child, int64_t limit) {
+    plan *p = plan_new(&t->pctx, limit < 0 ? PLAN_SORT : PLAN_TOPN, 1, child->n_out);
+    p->children[0] = child;
+    memcpy(p->out, child->out, sizeof(plan_col) * child->n_out);
+    p->u.sort.keys = ARENA_ARRAY(&t->arena, plan_sort_key, 1);
+    p->u.sort.keys[0].expr = tx_col(t, child, 1);
+    p->u.sort.keys[0].desc = true;
+    p->u.sort.n_keys = 1;
+    p->u.sort.limit = limit;
+    return p;
+}
+
 static void test_memory_limit(void **state) {
     tx t;
     tx_init(&t, 2, 4 << 20);
@@ -95,12 +109,84 @@ static void test_memory_limit(void **state) {
     plan *s = tx_scan(&t, tab);
     plan *p = TX_PROJECT(&t, s, tx_col(&t, s, 0), TX_CALL(&t, "$add", tx_col(&t, s, 1), tx_int(&t, 1)));
     tx_run_opts o = {.threads = 2};
-    assert_int_equal(tx_run_opt(&t, p, &o), SQE_ERR_EXCEEDED_MEMORY_LIMIT);
+    assert_int_equal(tx_run_opt(&t, sort_all(&t, p, -1), &o), SQE_ERR_EXCEEDED_MEMORY_LIMIT);
     assert_non_null(strstr(t.err.message, "memory limit"));
     assert_int_equal(atomic_load(&t.query.used), 0);
-    /* the same query within the limit: a LIMIT keeps the result small */
-    assert_int_equal(tx_run_opt(&t, tx_limit(&t, p, 10, 0), &o), SQE_OK);
+    /* a top-N keeps the sort small */
+    assert_int_equal(tx_run_opt(&t, sort_all(&t, p, 10), &o), SQE_OK);
     assert_int_equal(t.row_count, 10);
+    tx_free(&t);
+}
+
+/* A result far larger than the query's memory limit streams through it: the driver holds a
+ * bounded buffer, not the result (16 MB of rows under a 4 MB limit, twice over so the buffer
+ * really fills while the reader is slow). */
+static void test_result_streams_under_limit(void **state) {
+    tx t;
+    tx_init(&t, 2, 4 << 20);
+    cat_table *tab = make_big(&t);
+    plan *s = tx_scan(&t, tab);
+    plan *p = TX_PROJECT(&t, s, tx_col(&t, s, 0), TX_CALL(&t, "$add", tx_col(&t, s, 1), tx_int(&t, 1)));
+    exec_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.pool = t.pool;
+    opts.threads = 2;
+    opts.tracker = &t.query;
+    exec_query *q = NULL;
+    assert_int_equal(exec_query_create(p, &opts, &q, &t.err), SQE_OK);
+    uint64_t rows = 0, sum = 0, chunks = 0;
+    int64_t expect_next = 0;
+    bool in_order = true;
+    for (;;) {
+        const vec_chunk *c;
+        assert_int_equal(exec_query_next(q, &c, &t.err), SQE_OK);
+        if (!c) break;
+        if (++chunks % 64 == 0) usleep(2000); /* a slow reader: producers must wait for it */
+        for (uint32_t r = 0; r < c->count; r++) {
+            int64_t v = VEC_DATA(&c->cols[0], int64_t)[r];
+            in_order = in_order && v == expect_next;
+            expect_next = v + 1;
+            sum += (uint64_t)VEC_DATA(&c->cols[1], int64_t)[r];
+        }
+        rows += c->count;
+        assert_true(atomic_load(&t.query.used) < (4 << 20));
+    }
+    exec_query_destroy(q);
+    assert_int_equal(rows, BIG);
+    assert_true(in_order); /* table order survives two threads and parking */
+    uint64_t expect_sum = 0;
+    for (uint64_t r = 0; r < BIG; r++) expect_sum += r % 1000 + 1;
+    assert_int_equal(sum, expect_sum);
+    assert_int_equal(atomic_load(&t.query.used), 0);
+    tx_free(&t);
+}
+
+/* A reader that stops after the first chunk and destroys the query: the producers stop, no
+ * pool thread stays blocked, and the pool serves the next query at once. */
+static void test_abandoned_stream(void **state) {
+    tx t;
+    tx_init(&t, 2, 0);
+    cat_table *tab = make_big(&t);
+    plan *s = tx_scan(&t, tab);
+    plan *p = TX_PROJECT(&t, s, tx_col(&t, s, 0), TX_CALL(&t, "$add", tx_col(&t, s, 1), tx_int(&t, 1)));
+    for (int round = 0; round < 20; round++) {
+        exec_options opts;
+        memset(&opts, 0, sizeof opts);
+        opts.pool = t.pool;
+        opts.threads = 2;
+        opts.tracker = &t.query;
+        exec_query *q = NULL;
+        assert_int_equal(exec_query_create(p, &opts, &q, &t.err), SQE_OK);
+        const vec_chunk *c;
+        assert_int_equal(exec_query_next(q, &c, &t.err), SQE_OK);
+        assert_non_null(c);
+        if (round % 2) usleep(20000); /* let the producers fill the buffer and park */
+        exec_query_destroy(q);
+        assert_int_equal(atomic_load(&t.query.used), 0);
+    }
+    tx_run_opts o = {.threads = 2};
+    assert_int_equal(tx_run_opt(&t, tx_limit(&t, p, 5, 0), &o), SQE_OK);
+    assert_int_equal(t.row_count, 5);
     tx_free(&t);
 }
 
@@ -668,7 +754,9 @@ static void test_driver_pipelines(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limit_parallel),   cmocka_unit_test(test_error_stops_threads),
-        cmocka_unit_test(test_memory_limit),     cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_result_streams_under_limit),
+        cmocka_unit_test(test_abandoned_stream),     cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_table_func),       cmocka_unit_test(test_values_single),
         cmocka_unit_test(test_unnest),           cmocka_unit_test(test_explain),
         cmocka_unit_test(test_driver_pipelines), cmocka_unit_test(test_concurrent_queries),
