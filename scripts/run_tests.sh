@@ -24,6 +24,8 @@
 #   server, flight  tests/server, tests/flight: the server core and Flight SQL with real clients
 #   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, JDBC
 #   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
+#   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
+#            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
 #   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
@@ -211,6 +213,8 @@ pytest_stage serve "sqe serve: short load, hostile input, the Flight SQL JDBC dr
   tests/hostile tests/flight/jdbc
 pytest_stage rest "Iceberg REST catalog client against Iceberg's REST handlers (Java), pyiceberg" \
   bash tests/rest/run_rest_tests.sh
+pytest_stage rest-s3 "Iceberg REST + S3 (moto): per-user reads/writes, STS, faults, SQL corpus on REST" \
+  bash tests/rest_s3/run_rest_s3_tests.sh
 pytest_stage s3 "S3 storage (SigV4, multipart, listing, retries) against moto checking signatures" \
   bash tests/s3/run_s3_tests.sh
 pytest_stage python "CLI and benchmark smoke tests" \

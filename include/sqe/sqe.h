@@ -72,6 +72,13 @@ size_t sqe_statement_length(const char *sql, int *complete);
 /* Prepared statements with `?` parameters. The caller owns *out (sqe_stmt_destroy). */
 int sqe_prepare(sqe_conn *conn, const char *sql, sqe_stmt **out, sqe_error *err);
 int sqe_stmt_param_count(const sqe_stmt *stmt);
+/* The SQL type parameter idx (1-based) takes from where it stands, spelled as
+ * sqe_result_column_type does: `id = ?` gives id's type, `INSERT INTO t VALUES (?, ...)` the
+ * target column's type. "unknown" when the context fixes no type (`SELECT ?`, UPDATE / DELETE,
+ * a statement that does not bind yet) or idx is out of range; any value may still be bound then.
+ * The first call binds the statement against the session's catalogs (no error is reported).
+ * The string is owned by stmt and stays valid until sqe_stmt_destroy. */
+const char *sqe_stmt_param_type(sqe_stmt *stmt, int idx);
 /* Binds parameter idx (1-based) as NULL, a 64-bit integer, a double, or text (copied). The text
  * form takes the parameter's SQL type from context the way a string literal would. */
 int sqe_stmt_bind_null(sqe_stmt *stmt, int idx, sqe_error *err);

@@ -10,6 +10,9 @@
  *   read by field id (iceberg/scan_read.h), so renamed, added and dropped columns read right.
  *   Time travel binds the schema of the snapshot (Iceberg/Trino semantics for snapshot ids and
  *   timestamps); a branch or tag reads with the table's current schema.
+ *   Files are read as the user who loaded the table (ice_metadata.io, io.h): manifests through
+ *   ice_scan_plan, data and delete files through pq_file_open_as: the Parquet file keeps the
+ *   identity, so the pool threads that read row groups use it, never a thread-local.
  */
 #include "bind/bind_int.h"
 
@@ -25,6 +28,7 @@
 #include "iceberg/delete_index.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/scan_read.h"
+#include "io/io.h"
 #include "plan/scan_preds.h"
 #include "types/tz.h"
 
@@ -162,6 +166,13 @@ static int plan_files(ice_source *st, sqe_error *err) {
 
 static int plan_morsels(ice_source *st, sqe_error *err);
 
+/* Opens data file location as the table's identity (st->meta->io); the file keeps it for its
+ * row-group reads, which run on pool threads. */
+static int open_data_file(const ice_source *st, const char *location, pq_file **out,
+                          sqe_error *err) {
+    return pq_file_open_as(location, st->meta->io, out, err);
+}
+
 static int source_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels,
                                sqe_error *err) {
     ice_source *st = state;
@@ -197,7 +208,7 @@ static int plan_morsels(ice_source *st, sqe_error *err) {
                          df->file_path, df->file_format);
             break;
         }
-        rc = pq_file_open(df->file_path, &st->pq[f], err);
+        rc = open_data_file(st, df->file_path, &st->pq[f], err);
         if (rc) {
             err_prefix(err, "Iceberg table %s.%s: data file", st->table->schema, st->table->name);
             break;
@@ -292,7 +303,7 @@ static double estimate_ndv(ice_source *st, uint32_t column) {
     }
     if (type_is_string(t)) {
         pq_file *pf;
-        if (pq_file_open(f->data[0]->file.file_path, &pf, NULL) != SQE_OK) return -1;
+        if (open_data_file(st, f->data[0]->file.file_path, &pf, NULL) != SQE_OK) return -1;
         double est = -1;
         uint32_t fc;
         if (ice_map_file_columns(pf, c, 1, &fc, NULL) == SQE_OK && fc != UINT32_MAX &&

@@ -121,7 +121,7 @@ static int manifests(meta_ctx *c) {
     size_t len;
     ice_manifest_file *files;
     uint32_t n;
-    SQE_TRY(ice_read_file(c->b->pctx->arena, snap->manifest_list, &buf, &len, c->b->err));
+    SQE_TRY(ice_read_file(c->b->pctx->arena, snap->manifest_list, c->m->io, &buf, &len, c->b->err));
     int rc = ice_manifest_list_read(c->b->pctx->arena, buf, len, &files, &n, NULL, c->b->err);
     if (rc) {
         err_prefix(c->b->err, "%s", snap->manifest_list);
@@ -176,7 +176,7 @@ static int each_live_entry(meta_ctx *c, entry_fn fn) {
     size_t len;
     ice_manifest_file *files;
     uint32_t n;
-    SQE_TRY(ice_read_file(a, snap->manifest_list, &buf, &len, c->b->err));
+    SQE_TRY(ice_read_file(a, snap->manifest_list, c->m->io, &buf, &len, c->b->err));
     int rc = ice_manifest_list_read(a, buf, len, &files, &n, NULL, c->b->err);
     if (rc) {
         err_prefix(c->b->err, "%s", snap->manifest_list);
@@ -184,7 +184,7 @@ static int each_live_entry(meta_ctx *c, entry_fn fn) {
     }
     for (uint32_t i = 0; i < n; i++) {
         ice_manifest *man;
-        SQE_TRY(ice_read_file(a, files[i].manifest_path, &buf, &len, c->b->err));
+        SQE_TRY(ice_read_file(a, files[i].manifest_path, c->m->io, &buf, &len, c->b->err));
         rc = ice_manifest_read(a, buf, len, c->m, &files[i], &man, c->b->err);
         if (rc) {
             err_prefix(c->b->err, "%s", files[i].manifest_path);

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/io.h"
+#include "io/sts.h"
+
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
@@ -148,6 +151,10 @@ int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_er
 void catalog_destroy(catalog *c) {
     if (!c) return;
     ice_backend_close(c->iceberg);
+    io_identity_unref(c->static_io);
+    io_sts_destroy(c->sts);
+    free(c->s3_endpoint);
+    free(c->s3_region);
     for (uint32_t i = 0; i < c->n_schemas; i++) schema_free(c->schemas[i]);
     free(c->schemas);
     free(c->name);

@@ -8,7 +8,10 @@
  * running query never sees a concurrent commit. DROP TABLE of a table inside the warehouse
  * deletes its files after the catalog row is gone (what the table references: metadata files,
  * manifest lists, manifests, data and delete files); a table registered from elsewhere keeps
- * them. DROP SCHEMA ... CASCADE drops (and purges) the tables first. Table columns are the current schema's top-level fields;
+ * them. DROP SCHEMA ... CASCADE drops (and purges) the tables first. Identity (REST catalogs):
+ * a loaded version keeps the session token of the statement that loaded it (ice_table_ref.token),
+ * and its commit carries that token even when another thread runs it. Storage credentials of a
+ * loaded version: vended by the catalog, else from STS with the session token, else static. Table columns are the current schema's top-level fields;
  * nested fields keep their Iceberg ids only in the metadata (readers match files by id).
  */
 #include "catalog/catalog_iceberg.h"
@@ -16,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/rest/rest_backend.h"
 #include "iceberg/reachable.h"
 #include "io/io.h"
+#include "io/sts.h"
 
 /* The backend operations of an Iceberg catalog. */
 #define BK(c) ((c)->iceberg->ops)
@@ -122,6 +127,7 @@ int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char *
 
 void catalog_iceberg_table_free(cat_table *t) {
     if (!t->ice) return;
+    io_identity_unref(t->ice->io);
     arena a = t->ice->a; /* the ref lives in its own arena */
     t->ice = NULL;
     arena_destroy(&a);
@@ -145,6 +151,108 @@ static int table_columns(cat_table *t, const ice_schema *s, sqe_error *err) {
     return SQE_OK;
 }
 
+static bool empty(const char *s) { return !s || !*s; }
+static const char *or_null(const char *s) { return empty(s) ? NULL : s; }
+
+int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, sqe_error *err) {
+    io_identity *io = NULL;
+    if (!empty(cfg->s3_access_key_id) || !empty(cfg->s3_secret_access_key)) {
+        io_identity_config ic = {cfg->s3_access_key_id, cfg->s3_secret_access_key,
+                                 cfg->s3_session_token, cfg->s3_endpoint, cfg->s3_region,
+                                 cfg->s3_path_style};
+        int rc = io_identity_create(&ic, &io, err);
+        if (rc) return err_prefix(err, "catalog '%s': static S3 keys", c->name), rc;
+    }
+    io_sts *sts = NULL;
+    if (!empty(cfg->s3_sts_endpoint) || !empty(cfg->s3_role_arn)) {
+        io_sts_config sc = {
+            .endpoint = cfg->s3_sts_endpoint,
+            .role_arn = cfg->s3_role_arn,
+            .session_name = cfg->s3_role_session_name,
+            .duration_s = cfg->s3_sts_duration_s,
+            .s3_endpoint = cfg->s3_endpoint,
+            .s3_region = cfg->s3_region,
+            .s3_path_style = cfg->s3_path_style,
+        };
+        int rc = io_sts_create(&sc, &sts, err);
+        if (rc) {
+            io_identity_unref(io);
+            return err_prefix(err, "catalog '%s': s3_sts_endpoint / s3_role_arn", c->name), rc;
+        }
+    }
+    char *ep = empty(cfg->s3_endpoint) ? NULL : strdup(cfg->s3_endpoint);
+    char *rg = empty(cfg->s3_region) ? NULL : strdup(cfg->s3_region);
+    if ((!empty(cfg->s3_endpoint) && !ep) || (!empty(cfg->s3_region) && !rg)) {
+        free(ep);
+        free(rg);
+        io_identity_unref(io);
+        io_sts_destroy(sts);
+        return err_nomem(err, "catalog storage");
+    }
+    free(c->s3_endpoint);
+    free(c->s3_region);
+    io_identity_unref(c->static_io);
+    io_sts_destroy(c->sts);
+    c->s3_endpoint = ep;
+    c->s3_region = rg;
+    c->s3_path_style = cfg->s3_path_style;
+    c->static_io = io;
+    c->sts = sts;
+    c->vended_only = cfg->vended_only;
+    return SQE_OK;
+}
+
+static bool kv_true(const char *v) {
+    return v && (!strcmp(v, "true") || !strcmp(v, "TRUE") || !strcmp(v, "1"));
+}
+
+/* The identity the calling user reads and writes table ns.name with, right after loading it:
+ * the S3 keys the REST catalog vended with this user's load (loadTable "config":
+ * s3.access-key-id, s3.secret-access-key, s3.session-token, s3.endpoint, s3.region,
+ * s3.path-style-access), else (STS configured and the statement has a session token) the
+ * temporary keys STS gives for that token, else the catalog's static keys, else NULL (the
+ * process default). *out is a new reference. */
+static int table_identity(catalog *c, const char *ns, const char *name, io_identity **out,
+                          sqe_error *err) {
+    *out = NULL;
+    if (!rest_backend_is_rest(c->iceberg)) {
+        *out = c->vended_only ? NULL : io_identity_ref(c->static_io);
+        return SQE_OK;
+    }
+    arena a;
+    arena_init(&a, NULL);
+    ice_kv_list cfg = {0};
+    int rc = rest_backend_table_config(c->iceberg, ns, name, &a, &cfg, err);
+    const char *key = rc ? NULL : ice_kv_get(&cfg, "s3.access-key-id");
+    if (!empty(key)) {
+        const char *ps = ice_kv_get(&cfg, "s3.path-style-access");
+        const char *region = or_null(ice_kv_get(&cfg, "s3.region"));
+        if (!region) region = or_null(ice_kv_get(&cfg, "client.region"));
+        io_identity_config ic = {
+            .access_key_id = key,
+            .secret_access_key = ice_kv_get(&cfg, "s3.secret-access-key"),
+            .session_token = ice_kv_get(&cfg, "s3.session-token"),
+            .endpoint = or_null(ice_kv_get(&cfg, "s3.endpoint")) ? ice_kv_get(&cfg, "s3.endpoint")
+                                                                : c->s3_endpoint,
+            .region = region ? region : c->s3_region,
+            .path_style = ps ? kv_true(ps) : c->s3_path_style,
+        };
+        rc = io_identity_create(&ic, out, err);
+        if (rc)
+            err_prefix(err, "Table '%s.%s.%s': the storage credentials the catalog vended", c->name,
+                       ns, name);
+    } else if (!rc && c->sts && rest_backend_session_token()) {
+        /* the user's own token is the web identity: a failure is the user's, never a reason
+         * to fall back to keys that are not theirs */
+        rc = io_sts_identity(c->sts, rest_backend_session_token(), out, err);
+        if (rc) err_prefix(err, "Table '%s.%s.%s': storage credentials", c->name, ns, name);
+    } else if (!rc && !c->vended_only) {
+        *out = io_identity_ref(c->static_io);
+    }
+    arena_destroy(&a);
+    return rc;
+}
+
 int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
                               sqe_error *err) {
     arena a;
@@ -164,14 +272,25 @@ int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, 
         }
         return rc;
     }
+    io_identity *io = NULL;
+    rc = table_identity(c, schema, name, &io, err);
+    if (rc) {
+        arena_destroy(&a);
+        return rc;
+    }
     ref->ns = arena_strdup(&a, schema);
     ref->name = arena_strdup(&a, name);
     ref->metadata_location = location;
     ref->meta = meta;
+    ref->io = io;
+    meta->io = io;
+    const char *token = rest_backend_session_token();
+    ref->token = token ? arena_strdup(&a, token) : NULL;
     const ice_schema *cur = ice_metadata_current_schema(meta);
     cat_table *t = calloc(1, sizeof *t);
-    if (!t || !ref->ns || !ref->name || !cur) {
+    if (!t || !ref->ns || !ref->name || !cur || (token && !ref->token)) {
         free(t);
+        io_identity_unref(io);
         arena_destroy(&a);
         if (!cur) return err_set(err, SQE_ERR_INVALID_FILE, "%s: no current schema", location);
         return err_nomem(err, "Iceberg table");
@@ -207,12 +326,14 @@ static bool under_warehouse(catalog *c, const char *location) {
 /* The files of the table that a purge deletes, in s (errors: the table's files cannot be
  * listed; nothing is dropped then). */
 static int purge_list(catalog *c, const char *schema, const char *name, arena *a,
-                      ice_path_set *s, bool *managed, sqe_error *err) {
+                      ice_path_set *s, bool *managed, io_identity **io, sqe_error *err) {
     char *location;
     ice_metadata *meta;
     SQE_TRY(BK(c)->load_table(c->iceberg->impl, schema, name, a, &location, &meta, err));
     *managed = meta->location && under_warehouse(c, meta->location);
     if (!*managed) return SQE_OK;
+    SQE_TRY(table_identity(c, schema, name, io, err));
+    meta->io = *io;
     return ice_reachable_add_table(s, meta, location, err);
 }
 
@@ -223,9 +344,11 @@ int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name,
     ice_path_set files;
     ice_path_set_init(&files, &a);
     bool managed = false;
+    io_identity *io = NULL;
     if (purge) {
-        int prc = purge_list(c, schema, name, &a, &files, &managed, err);
+        int prc = purge_list(c, schema, name, &a, &files, &managed, &io, err);
         if (prc && prc != SQE_ERR_TABLE_NOT_FOUND) {
+            io_identity_unref(io);
             arena_destroy(&a);
             return prc;
         }
@@ -233,7 +356,8 @@ int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name,
     int rc = BK(c)->drop_table(c->iceberg->impl, schema, name, err);
     if (rc == SQE_OK && managed) /* the table is gone from the catalog: now its files */
         for (uint32_t i = 0; i < files.cap; i++)
-            if (files.slots[i]) io_remove(files.slots[i], NULL);
+            if (files.slots[i]) io_remove_as(files.slots[i], io, NULL);
+    io_identity_unref(io);
     arena_destroy(&a);
     if (rc == SQE_ERR_TABLE_NOT_FOUND) {
         if (if_exists) return SQE_OK;
@@ -283,10 +407,21 @@ int catalog_iceberg_create_table(catalog *c, const char *schema, const char *nam
 
 int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
                            sqe_error *err) {
+    /* the commit goes out as the user who loaded base, whatever thread runs it */
+    const char *cur = rest_backend_session_token();
+    bool swap = base->token && (!cur || strcmp(cur, base->token) != 0);
+    char *saved = swap && cur ? strdup(cur) : NULL;
+    if (swap && ((cur && !saved) || !rest_backend_set_session_token(base->token))) {
+        if (saved) rest_backend_set_session_token(saved);
+        free(saved);
+        return err_nomem(err, "session token");
+    }
     arena a;
     arena_init(&a, NULL);
     int rc = BK(c)->commit(c->iceberg->impl, base->ns, base->name, base->metadata_location, new_meta,
                                &a, NULL, err);
     arena_destroy(&a);
+    if (swap) rest_backend_set_session_token(saved);
+    free(saved);
     return rc;
 }

@@ -28,6 +28,14 @@ typedef struct ice_table_ref {
     const char *name;
     const char *metadata_location;
     ice_metadata *meta;
+    struct io_identity *io;        /* whose object-store credentials read and write its files
+                                      (a reference; also meta->io), or NULL: the process
+                                      default. For REST catalogs the keys the catalog vended
+                                      to this user with this load, else the catalog's static
+                                      keys (catalog_iceberg_set_storage) */
+    const char *token;             /* the session token it was loaded with (REST catalogs:
+                                      rest_backend_session_token at bind time), or NULL; the
+                                      commit of a new version carries the same token */
 } ice_table_ref;
 
 /* Opens the Iceberg catalog `name` over the SQLite catalog file db_path and the warehouse root
@@ -39,6 +47,30 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
  * error). On success the caller owns *out (catalog_destroy). */
 int catalog_open_iceberg_backend(const char *name, ice_backend *backend, mem_tracker *tracker,
                                  catalog **out, sqe_error *err);
+
+/* Object-store settings of an Iceberg catalog's table files (strings copied; "" and NULL are
+ * "not set"). */
+typedef struct catalog_storage_config {
+    const char *s3_endpoint, *s3_region;  /* when loadTable's config names none */
+    bool s3_path_style;                   /* when loadTable's config does not say */
+    const char *s3_access_key_id;         /* static keys: the fallback when loadTable vends */
+    const char *s3_secret_access_key;     /*   none (development); both or neither */
+    const char *s3_session_token;
+    bool vended_only;                     /* ignore static keys: vended or nothing */
+    /* STS AssumeRoleWithWebIdentity (io/sts.h) with the statement's session token (REST
+     * catalogs, rest_backend_session_token) when loadTable vends nothing: endpoint and role
+     * both or neither; the temporary keys are used with s3_endpoint / s3_region /
+     * s3_path_style. Without a session token the static keys apply. */
+    const char *s3_sts_endpoint;
+    const char *s3_role_arn;
+    const char *s3_role_session_name;     /* "" = "sqe" */
+    int64_t s3_sts_duration_s;            /* 0 = 3600 */
+} catalog_storage_config;
+
+/* Sets c's object-store settings (before c is shared). INVALID_ARGUMENTS for a key id without
+ * a secret, a bad endpoint, an STS endpoint without a role (or the reverse) or a bad role
+ * session name; c is unchanged then. */
+int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, sqe_error *err);
 
 /* Renames table schema.name to to_schema.to_name (the catalog entry; files stay).
  * TABLE_NOT_FOUND, SCHEMA_NOT_FOUND, ALREADY_EXISTS as the backend reports them. */
@@ -57,7 +89,7 @@ int catalog_iceberg_default_location(catalog *c, const char *schema, const char 
                                      char **out, sqe_error *err);
 
 /* Commits new_meta as the next version of the table whose current version is base (compare and
- * swap on base->metadata_location). COMMIT_CONFLICT when the table changed since base was
+ * swap on base->metadata_location), as the user who loaded base (base->token). COMMIT_CONFLICT when the table changed since base was
  * loaded; on any error the table is unchanged. */
 int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
                            sqe_error *err);

@@ -19,6 +19,10 @@
  * - [metrics] health_port: a listener of its own for /healthz and /readyz. If the port comes
  *   only from the defaults and is busy, startup goes on with a warning (two embedded servers on
  *   one machine must not fail); a configured port that is busy is an error.
+ * - Catalogs: a [catalog] of type sqlite (or memory) is the database's own; a REST [catalog] and
+ *   every [catalogs.NAME] are added by cli_catalogs_attach, so several catalogs can be joined in
+ *   one query. The user's bearer token reaches REST catalogs through the core's catalog_token
+ *   hook (srv_core.c).
  * - Flight SQL: started when the build defines SQE_WITH_FLIGHT (src/server/flight builds and
  *   links); otherwise a configured flight_sql_port is reported as not available.
  */
@@ -31,6 +35,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/cli_catalogs.h"
 #include "common/config.h"
 #include "server/core/srv_core.h"
 #include "server/trino/trino_server.h"
@@ -264,12 +269,14 @@ int cli_serve_main(int argc, char **argv) {
         dbo.warehouse = warehouse;
         dbo.catalog_db = catalog_db;
         dbo.catalog_name = cfg.catalog.name;
-    } else if (!strcmp(cfg.catalog.type, "rest")) {
-        fprintf(stderr, "sqe serve: [catalog] type = \"rest\" is not supported by this build yet; "
-                        "serving the in-memory catalog only\n");
     }
     if (sqe_db_open(&dbo, &db, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: cannot open the database: %s\n", err.message);
+        goto out;
+    }
+    /* a REST [catalog] and every [catalogs.NAME] */
+    if (cli_catalogs_attach(&cfg, co->data_dir, db, &err) != SQE_OK) {
+        fprintf(stderr, "sqe serve: %s\n", err.message);
         goto out;
     }
 
@@ -313,6 +320,7 @@ int cli_serve_main(int argc, char **argv) {
         fo.tls_cert_path = *co->tls.cert_file ? co->tls.cert_file : NULL;
         fo.tls_key_path = *co->tls.key_file ? co->tls.key_file : NULL;
         fo.hooks = *srv_core_hooks(core);
+        if (flags.request_timeout_s > 0) fo.request_timeout_ms = (uint32_t)flags.request_timeout_s * 1000;
         if (flight_server_create(db, &fo, &flight, &err) != SQE_OK) {
             fprintf(stderr, "sqe serve: Flight SQL: %s\n", err.message);
             goto out;

@@ -227,6 +227,14 @@ static const config_key keys[] = {
         "\"client_id:client_secret\" for auth = \"client_credentials\"."),
     STR("catalog", "scope", C(scope), "PRINCIPAL_ROLE:ALL", 0, NULL, NULL,
         "OAuth scope requested with client credentials."),
+    STR("catalog", "prefix", C(prefix), "", 0, NULL, NULL,
+        "rest: path prefix of the catalog's endpoints (/v1/{prefix}/...); \"\" = the one "
+        "the catalog's /v1/config names."),
+    STR("catalog", "oauth2_server_uri", C(oauth2_server_uri), "", 0, NULL, NULL,
+        "rest: OAuth2 token endpoint for auth = \"client_credentials\" (\"\" = "
+        "<uri>/v1/oauth/tokens)."),
+    BOOL("catalog", "vended_credentials", C(vended_credentials), "true", NULL,
+         "rest: send X-Iceberg-Access-Delegation: vended-credentials on table loads."),
     DUR("catalog", "metadata_cache_ttl", C(metadata_cache_ttl_ms), "30s", 0, DAY,
         "metadata_cache_ttl_secs", "How long table metadata is cached; 0 disables the cache."),
     INT("catalog", "default_format_version", C(default_format_version), "2", 1, 3,
@@ -239,6 +247,29 @@ static const config_key keys[] = {
         "Manifests read in parallel while planning a scan."),
     ENUM("catalog", "parquet_compression", C(parquet_compression), "zstd",
          "zstd|snappy|gzip|lz4|none", NULL, "Compression codec of data files SQE writes."),
+    STR("catalog", "s3_access_key_id", C(s3_access_key_id), "", 0, NULL, NULL,
+        "Static S3 access key id for this catalog's table files when the catalog vends none "
+        "(development); \"\" = none (then the environment's, SQE_S3_*)."),
+    STR("catalog", "s3_secret_access_key", C(s3_secret_access_key), "", CONFIG_SECRET, NULL, NULL,
+        "Secret key that goes with s3_access_key_id."),
+    STR("catalog", "s3_session_token", C(s3_session_token), "", CONFIG_SECRET, NULL, NULL,
+        "Session token of temporary static keys."),
+    STR("catalog", "s3_endpoint", C(s3_endpoint), "", 0, NULL, NULL,
+        "S3 endpoint of this catalog's table files when loadTable names none (\"\" = AWS)."),
+    STR("catalog", "s3_region", C(s3_region), "", 0, NULL, NULL,
+        "S3 region when loadTable names none (\"\" = us-east-1)."),
+    BOOL("catalog", "s3_path_style", C(s3_path_style), "false", NULL,
+         "Path-style S3 URLs when loadTable does not say (s3.path-style-access)."),
+    STR("catalog", "s3_sts_endpoint", C(s3_sts_endpoint), "", 0, NULL, check_url,
+        "rest: STS endpoint for AssumeRoleWithWebIdentity with the user's own bearer token when "
+        "loadTable vends no keys (needs s3_role_arn and auth = \"session_bearer\"); \"\" = off."),
+    STR("catalog", "s3_role_arn", C(s3_role_arn), "", 0, NULL, NULL,
+        "rest: role assumed through s3_sts_endpoint (RoleArn)."),
+    STR("catalog", "s3_role_session_name", C(s3_role_session_name), "sqe", 0, NULL, NULL,
+        "rest: RoleSessionName of the STS call (2 to 64 of A-Z a-z 0-9 +=,.@_-)."),
+    DUR("catalog", "s3_sts_duration", C(s3_sts_duration_ms), "1h", 900 * SEC, 12 * HOUR, NULL,
+        "rest: DurationSeconds asked of STS; credentials are reused per user until a minute "
+        "before they expire."),
 
     /* [storage] */
     STR("storage", "s3_endpoint", F(storage.s3_endpoint), "", 0, NULL, NULL,

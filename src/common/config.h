@@ -42,7 +42,7 @@ typedef struct config_origin {
 } config_origin;
 
 #define CONFIG_MAX_KEYS 192        /* registry entries for the fixed sections */
-#define CONFIG_MAX_CATALOG_KEYS 24 /* registry entries of a catalog */
+#define CONFIG_MAX_CATALOG_KEYS 32 /* registry entries of a catalog */
 #define CONFIG_MAX_CATALOGS 64
 
 /* [catalog] (the default catalog) and each [catalogs.NAME]. */
@@ -55,12 +55,23 @@ typedef struct config_catalog {
     const char *token;      /* secret: static bearer token */
     const char *credential; /* secret: "client_id:client_secret" for client_credentials */
     const char *scope;      /* OAuth scope for client_credentials */
+    const char *prefix;     /* rest: client-side path prefix ("" = the server's /v1/config) */
+    const char *oauth2_server_uri; /* rest: token endpoint ("" = <uri>/v1/oauth/tokens) */
+    int vended_credentials; /* rest: ask for vended storage credentials on loadTable */
     int64_t metadata_cache_ttl_ms;   /* table metadata cache lifetime */
     int64_t default_format_version;  /* Iceberg format version of new tables (1..3) */
     int require_vended_credentials;  /* drop static storage keys; use only vended credentials */
     int namespace_visibility_filter; /* hide namespaces the user cannot list */
     int64_t manifest_concurrency;    /* manifests read in parallel during planning */
     const char *parquet_compression; /* codec of written data files */
+    /* static object-store settings of the catalog's table files: the fallback when loadTable
+     * vends no credentials (s3.* of its config win); secrets never printed */
+    const char *s3_access_key_id, *s3_secret_access_key, *s3_session_token;
+    const char *s3_endpoint, *s3_region;
+    int s3_path_style;
+    /* STS AssumeRoleWithWebIdentity with the user's token when loadTable vends nothing */
+    const char *s3_sts_endpoint, *s3_role_arn, *s3_role_session_name;
+    int64_t s3_sts_duration_ms;
     config_origin origin[CONFIG_MAX_CATALOG_KEYS];
 } config_catalog;
 

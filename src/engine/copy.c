@@ -20,14 +20,23 @@
  *   - The writer encodes the columns of a row group on the session's thread count.
  *   - The file appears atomically: the writer renames a temporary file at the end, and any
  *     error (query, type, I/O) aborts it so nothing half-written is left.
+ *   - Object stores ('s3://bucket/key', io_s3.h, environment credentials): the writer writes a
+ *     staging file in a private directory under $TMPDIR, which io_s3_upload_file then sends
+ *     (one PUT, or a multipart upload above SQE_S3_PART_SIZE); the staging file is removed
+ *     either way. A failed query or upload leaves nothing at the key.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "format/parquet/pq_writer.h"
+#include "io/io_s3.h"
 #include "vec/vec_format.h"
 
 /* Sets the error position to (line, col) unless the error already carries one. */
@@ -142,6 +151,31 @@ typedef struct copy_sink {
     pq_writer *w;
 } copy_sink;
 
+/* Where the writer writes when the target is an object store: a file in a fresh private
+ * directory under $TMPDIR (default /tmp). */
+typedef struct copy_staging {
+    char dir[PATH_MAX];
+    char file[PATH_MAX + 32];
+} copy_staging;
+
+static int staging_create(copy_staging *s, sqe_error *err) {
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if (snprintf(s->dir, sizeof s->dir, "%s/sqe-copy-XXXXXX", tmp) >= (int)sizeof s->dir)
+        return err_set(err, SQE_ERR_IO_ERROR, "TMPDIR is too long for COPY staging");
+    if (!mkdtemp(s->dir))
+        return err_set(err, SQE_ERR_IO_ERROR, "Cannot create a staging directory in %s for COPY: %s",
+                       tmp, strerror(errno));
+    snprintf(s->file, sizeof s->file, "%s/copy.parquet", s->dir);
+    return SQE_OK;
+}
+
+/* Removes the staged file (if any) and its directory. */
+static void staging_remove(copy_staging *s) {
+    unlink(s->file);
+    rmdir(s->dir);
+}
+
 static int copy_write(void *ud, const vec_chunk *c, sqe_error *err) {
     copy_sink *s = ud;
     if (!s->w) return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "COPY writer not open");
@@ -172,8 +206,27 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
                           "'parquet'))",
                           path);
 
+    bool to_s3 = io_s3_is_uri(path);
+    copy_staging staging;
+    if (to_s3) {
+        char *bucket, *key;
+        int prc = io_s3_parse_uri(path, &bucket, &key, err);
+        if (!prc && !*key)
+            prc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "COPY TO '%s': the location has no key",
+                          path);
+        free(bucket);
+        free(key);
+        SQE_TRY(at_position(err, prc, pl, pc));
+    }
     sqe_result *r;
     SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
+    if (to_s3) {
+        int src = staging_create(&staging, err);
+        if (src) {
+            sqe_result_destroy(r);
+            return at_position(err, src, pl, pc);
+        }
+    }
     bound_query bq;
     copy_sink sink = {NULL};
     int rc = engine_plan_query_sink(conn, st->u.copy.query, params, n_params, copy_write, &sink, r,
@@ -185,7 +238,9 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
         for (uint32_t i = 0; i < n; i++) types[i] = bq.root->out[i].type;
         const char **names = NULL;
         rc = unique_names(&r->arena, n, bq.names, &names, err);
-        if (!rc) rc = pq_writer_open(path, n, names, types, &o, &r->tracker, &w, err);
+        if (!rc)
+            rc = pq_writer_open(to_s3 ? staging.file : path, n, names, types, &o, &r->tracker, &w,
+                                err);
         /* I/O errors point at the file name, type errors at the statement */
         bool io = rc == SQE_ERR_IO_ERROR;
         rc = at_position(err, rc, io ? pl : st->line, io ? pc : st->col);
@@ -203,6 +258,11 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
             pq_writer_abort(w);
         else
             rc = at_position(err, pq_writer_close(w, &rows, err), pl, pc);
+    }
+    if (to_s3) {
+        /* a failed upload leaves nothing at the key (io_s3_upload_file aborts multipart) */
+        if (!rc) rc = at_position(err, io_s3_upload_file(staging.file, path, NULL, err), pl, pc);
+        staging_remove(&staging);
     }
     sqe_result_destroy(r);
     SQE_TRY(rc);

@@ -244,8 +244,10 @@ static const char *new_file_location(arena *a, const ice_insert *w, const char *
     return loc;
 }
 
-static void remove_written(const ice_data_file *files, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) io_remove(files[i].file_path, NULL);
+/* Deletes files this statement wrote, as the user who writes the table. */
+static void remove_written(const ice_insert *w, const ice_data_file *files, uint32_t n) {
+    const io_identity *io = w->table->ice->meta->io;
+    for (uint32_t i = 0; i < n; i++) io_remove_as(files[i].file_path, io, NULL);
 }
 
 /* ---- merge-on-read: delete files for the collected positions ------------------------------- */
@@ -276,7 +278,7 @@ static int write_delete_files(ice_positions *p, ice_insert *w, const live_files 
                     strcmp(f->referenced_data_file, p->files[i].path) != 0)
                     continue;
                 io_file *io;
-                SQE_TRY(io_open(f->file_path, &io, err));
+                SQE_TRY(io_open_as(f->file_path, w->table->ice->meta->io, &io, err));
                 ice_roaring old;
                 ice_roaring_init(&old);
                 int rc = ice_dv_read(io, f->content_offset, f->content_size_in_bytes, &old, err);
@@ -288,18 +290,18 @@ static int write_delete_files(ice_positions *p, ice_insert *w, const live_files 
             }
         const char *loc = new_file_location(p->a, w, "-dv.puffin", err);
         if (!loc) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-        SQE_TRY(ice_dv_file_write(p->a, loc, targets, p->n_files, files, err));
+        SQE_TRY(ice_dv_file_write_as(p->a, loc, m->io, targets, p->n_files, files, err));
         *out = files;
         *n_out = p->n_files;
         return SQE_OK;
     }
     for (uint32_t i = 0; i < p->n_files; i++) {
         const char *loc = new_file_location(p->a, w, "-deletes.parquet", err);
-        int rc = loc ? ice_position_delete_file_write(p->a, loc, &targets[i], 1, &w->o.parquet,
-                                                      &files[i], err)
+        int rc = loc ? ice_position_delete_file_write_as(p->a, loc, m->io, &targets[i], 1,
+                                                         &w->o.parquet, &files[i], err)
                      : (err ? err->code : SQE_ERR_OUT_OF_MEMORY);
         if (rc) {
-            remove_written(files, i);
+            remove_written(w, files, i);
             return rc;
         }
     }
@@ -390,7 +392,7 @@ static int commit(ice_insert *w, const char *operation, ice_data_file *added, ui
     ch.removed_refs = rm->refs;
     ch.n_removed = rm->n;
     int rc = engine_ice_commit(w->cat, &w->table, &ch, &w->a, NULL, err);
-    if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN) remove_written(added, n_added);
+    if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN) remove_written(w, added, n_added);
     return rc;
 }
 
@@ -438,8 +440,8 @@ int ice_dml_apply(ice_insert *w, ice_positions *p, bool mor, const sql_qname *ta
         if (!all) rc = err_nomem(err, "commit");
     }
     if (rc) {
-        remove_written(dels, n_dels);
-        remove_written(rows_files, n_rows_files);
+        remove_written(w, dels, n_dels);
+        remove_written(w, rows_files, n_rows_files);
         return rc;
     }
     const char *op = !rm.n && !n_dels ? "append" : n_rows_files ? "overwrite" : "delete";

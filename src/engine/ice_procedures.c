@@ -17,9 +17,11 @@
  *     lists of the expired snapshots, their manifests that no kept snapshot lists, and the data
  *     and delete files of those manifests that no kept snapshot has live (Iceberg Java's
  *     reachable-file cleanup), and the statistics files of expired snapshots.
- *   - remove_orphan_files lists the table location (local file systems only), skipping names
- *     that start with '.' or '_' (Iceberg's hidden-path filter), and deletes the files the table
- *     does not reference (reachable.h) whose mtime is before older_than.
+ *   - remove_orphan_files lists the table location (a local directory tree, or the objects
+ *     under an s3:// location as the table's user), skipping names that start with '.' or '_'
+ *     (Iceberg's hidden-path filter), and deletes the files the table does not reference
+ *     (reachable.h) whose mtime is before older_than. S3 listings carry no age yet (io_entry):
+ *     such objects are removed only when older_than is after the listing.
  *   - rewrite_data_files groups the live data files by spec and partition tuple, takes the
  *     files outside [min-file-size-bytes, max-file-size-bytes] (default 0.75x and 1.8x the
  *     target), and rewrites a group when it has at least min-input-files of them (default 5),
@@ -615,7 +617,7 @@ static int expire_files(const ice_metadata *m, const expire *x, int64_t counts[6
                                   NULL, err);
     for (uint32_t i = 0; !rc && i < gone.cap; i++) {
         if (!gone.slots[i]) continue;
-        int r = io_remove(gone.slots[i], NULL);
+        int r = io_remove_as(gone.slots[i], m->io, NULL);
         if (r && r != SQE_ERR_NOT_FOUND) continue; /* left behind: remove_orphan_files gets it */
         switch ((ice_file_kind)gone.kinds[i]) {
         case ICE_FILE_DATA: counts[0]++; break;
@@ -713,14 +715,56 @@ static int walk_dir(orphan_walk *w, strbuf *path, int depth, sqe_error *err) {
     return rc;
 }
 
+/* Is every '/'-separated part of rel visible (none starts with '.' or '_')? */
+static bool visible_path(const char *rel) {
+    for (const char *p = rel; p && *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+        if (*p == '.' || *p == '_') return false;
+    return true;
+}
+
+/* remove_orphan_files on an object store: lists root as the table's user and deletes as it.
+ * An object whose age the listing does not give counts as older than older_than only when
+ * older_than is after the moment of the listing (then it certainly is). */
+static int walk_remote(orphan_walk *w, const char *root, const io_identity *io, sqe_error *err) {
+    int64_t listed_at = now_ms();
+    io_entry *e = NULL;
+    uint32_t n = 0;
+    SQE_TRY(io_list_as(root, io, &e, &n, err));
+    size_t rl = strlen(root);
+    while (rl && root[rl - 1] == '/') rl--;
+    int rc = SQE_OK;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const char *loc = e[i].location;
+        if (strlen(loc) <= rl + 1 || !visible_path(loc + rl + 1) ||
+            ice_path_set_has(w->reachable, loc))
+            continue;
+        int64_t mtime = e[i].mtime_ms;
+        if (mtime < 0 ? w->older_than_ms <= listed_at : mtime >= w->older_than_ms) continue;
+        if (!w->dry_run) {
+            rc = io_remove_as(loc, io, err);
+            if (rc == SQE_ERR_NOT_FOUND) {
+                rc = SQE_OK;
+                continue;
+            }
+            if (rc) break;
+        }
+        rc = engine_result_add_text_row(w->r, &loc, err);
+        w->n++;
+    }
+    io_entries_free(e, n);
+    return rc;
+}
+
 static int run_remove_orphans(proc_call *c, sqe_result **out, sqe_error *err) {
     const ice_table_ref *ref = c->t->ice;
     const char *root = string_of(c, "location");
     if (!root) root = ref->meta->location;
+    bool remote = io_location_is_remote(root);
     const char *local = io_local_path(root);
-    if (strstr(local, "://"))
+    if (!remote && strstr(local, "://"))
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, c->st->line, c->st->col,
-                          "unsupported: remove_orphan_files on %s (local file systems only)", root);
+                          "unsupported: remove_orphan_files on %s (local file systems and S3 only)",
+                          root);
     const char *table_root = io_local_path(ref->meta->location);
     size_t tl = strlen(table_root);
     if (strncmp(local, table_root, tl) != 0 || (local[tl] && local[tl] != '/')) {
@@ -739,7 +783,9 @@ static int run_remove_orphans(proc_call *c, sqe_result **out, sqe_error *err) {
     static const char *const names[] = {"orphan_file_location"};
     int rc = ice_reachable_add_table(&reach, ref->meta, ref->metadata_location, err);
     if (!rc) rc = engine_result_create(1, names, NULL, &w.r, err);
-    if (!rc) {
+    if (!rc && remote) {
+        rc = walk_remote(&w, root, ref->meta->io, err);
+    } else if (!rc) {
         strbuf path;
         strbuf_init(&path);
         strbuf_puts(&path, local);
@@ -994,7 +1040,8 @@ static int run_rewrite(proc_call *c, sqe_result **out, sqe_error *err) {
             ch.n_removed = n_removed;
             rc = engine_ice_commit(w->cat, &w->table, &ch, &w->a, NULL, err);
             if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN)
-                for (uint32_t i = 0; i < n_files; i++) io_remove(files[i].file_path, NULL);
+                for (uint32_t i = 0; i < n_files; i++)
+                    io_remove_as(files[i].file_path, w->table->ice->meta->io, NULL);
         }
         added = n_files;
         engine_ice_writer_end(w);

@@ -119,6 +119,7 @@ int engine_ice_insert_begin(sqe_conn *conn, cat_table *t, ice_insert **out, sqe_
         ins->o.data_dir = ice_write_data_dir(&ins->a, m->location, &m->properties);
         ins->o.format_version = m->format_version;
         ins->o.parquet.threads = 1;
+        ins->o.io = m->io; /* owned by the table reference this insert holds */
         if (!ins->o.data_dir) rc = err_nomem(err, "insert");
     }
     if (!rc)
@@ -173,7 +174,8 @@ int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error 
             /* the table does not reference them: remove what we wrote (unless the catalog may
              * have taken the commit after all) */
             if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN)
-                for (uint32_t i = 0; i < n; i++) io_remove(files[i].file_path, NULL);
+                for (uint32_t i = 0; i < n; i++)
+                    io_remove_as(files[i].file_path, ins->table->ice->meta->io, NULL);
         }
         if (!rc && rows) *rows = (int64_t)n_rows;
     }

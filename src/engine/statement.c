@@ -7,6 +7,9 @@
  *   engine_run_query, engine_explain.
  * NOTES: prepared statements keep their text and are re-bound at EXECUTE with the parameter
  * values as constants, so parameters type exactly like literals and plans always fit the values.
+ * sqe_stmt_param_type binds the statement once with every parameter an untyped NULL and reads
+ * each parameter's type off the implicit cast the binder put around it (or, for INSERT ...
+ * VALUES, off the target column).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "engine/ice_procedures.h"
 #include "engine/merge_int.h"
 #include "plan/optimize.h"
+#include "sql/sql_int.h"
 
 static int64_t now_micros(void) {
     struct timespec ts;
@@ -339,6 +343,7 @@ struct sqe_stmt {
     int n_params;
     vec *params;   /* n_params 1-row vectors */
     bool *bound;
+    char **param_types; /* inferred type names (sqe_stmt_param_type); NULL until asked */
 };
 
 int sqe_prepare(sqe_conn *conn, const char *sql, sqe_stmt **out, sqe_error *err) {
@@ -428,8 +433,161 @@ int sqe_stmt_execute(sqe_stmt *stmt, sqe_result **out, sqe_error *err) {
     return rc;
 }
 
+/* --- parameter types: bind once with every parameter an untyped NULL ------------------------- */
+
+/* The walk over a bound plan: pos[k] is the source position of `?` number k+1; a cast of an
+ * untyped constant at that position gives the parameter's type. */
+typedef struct param_infer {
+    const sql_token *const *pos;
+    int n;
+    sqe_type *types;
+} param_infer;
+
+static int param_at(const param_infer *pi, const bexpr *e) {
+    if (!e || e->kind != BEXPR_CONST || e->type.id != TYPE_UNKNOWN) return -1;
+    for (int k = 0; k < pi->n; k++)
+        if (pi->pos[k]->line == e->line && pi->pos[k]->col == e->col) return k;
+    return -1;
+}
+
+static void infer_plan(param_infer *pi, plan *p, int depth);
+
+static void infer_expr(param_infer *pi, const bexpr *e, int depth) {
+    if (!e || depth > 200) return;
+    if (e->kind == BEXPR_CAST && e->n_args == 1) {
+        int k = param_at(pi, e->args[0]);
+        if (k >= 0 && pi->types[k].id == TYPE_UNKNOWN) pi->types[k] = e->type;
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) infer_expr(pi, e->args[i], depth + 1);
+    if (e->kind == BEXPR_SUBQUERY && e->u.subquery.query) infer_plan(pi, e->u.subquery.query, depth + 1);
+}
+
+static void infer_slot(void *ud, bexpr **slot) {
+    param_infer *pi = ud;
+    infer_expr(pi, *slot, 0);
+}
+
+static void infer_plan(param_infer *pi, plan *p, int depth) {
+    if (!p || depth > 200) return;
+    plan_for_each_expr(p, infer_slot, pi);
+    for (uint32_t i = 0; i < p->n_children; i++) infer_plan(pi, p->children[i], depth + 1);
+}
+
+/* INSERT INTO t [(cols)] VALUES (?, ...): a bare parameter in column j of the rows takes the
+ * type of the table column j is written to. */
+static void infer_insert(param_infer *pi, const bind_env *env, const sql_stmt *st,
+                         const plan *root) {
+    while (root && root->kind == PLAN_PROJECT && root->n_children == 1) root = root->children[0];
+    if (!root || root->kind != PLAN_VALUES) return;
+    catalog *cat;
+    const char *schema, *name;
+    cat_table *t;
+    if (bind_resolve_table_name(env, &st->u.insert.table, &cat, &schema, &name, NULL) ||
+        catalog_get_table(cat, schema, name, &t, NULL))
+        return;
+    const sql_ident_list *cl = &st->u.insert.columns;
+    for (uint32_t j = 0; j < root->n_out; j++) {
+        int tc = -1;
+        if (cl->n == 0) {
+            tc = j < t->n_columns ? (int)j : -1;
+        } else if ((int)j < cl->n) {
+            for (uint32_t c = 0; c < t->n_columns; c++)
+                if (strcmp(t->columns[c].name, cl->items[j].name) == 0) tc = (int)c;
+        }
+        if (tc < 0) continue;
+        for (uint32_t r = 0; r < root->u.values.n_rows; r++) {
+            int k = param_at(pi, root->u.values.cells[(size_t)r * root->n_out + j]);
+            if (k >= 0 && pi->types[k].id == TYPE_UNKNOWN) pi->types[k] = t->columns[tc].type;
+        }
+    }
+    cat_table_unref(t);
+}
+
+/* Fills types[0..n) (all TYPE_UNKNOWN on entry) for the statement text; failures leave them. */
+static void infer_param_types(sqe_stmt *s, sqe_type *types) {
+    arena a;
+    arena_init(&a, NULL);
+    sql_stmt *st = NULL;
+    sql_lexed lx;
+    const sql_token **pos = ARENA_ARRAY(&a, const sql_token *, (size_t)s->n_params + 1);
+    vec *nulls = ARENA_ARRAY(&a, vec, (size_t)s->n_params + 1);
+    const vec **vals = ARENA_ARRAY(&a, const vec *, (size_t)s->n_params + 1);
+    size_t len = strlen(s->text);
+    if (!pos || !nulls || !vals || sql_parse(&a, s->text, len, &st, NULL) ||
+        sql_lex(&a, s->text, len, &lx, NULL)) {
+        arena_destroy(&a);
+        return;
+    }
+    int n = 0;
+    for (int i = 0; i < lx.n_toks && n < s->n_params; i++)
+        if (lx.toks[i].kind == TK_PARAM) pos[n++] = &lx.toks[i];
+    int made = 0;
+    bool ok = n == s->n_params && (st->kind == SQL_STMT_QUERY || st->kind == SQL_STMT_INSERT);
+    for (; ok && made < n; made++) {
+        if (vec_init(&nulls[made], type_make(TYPE_UNKNOWN), 1, NULL, NULL) != SQE_OK) break;
+        nulls[made].shape = VEC_CONST;
+        if (vec_set_null(&nulls[made], 0)) {
+            made++;
+            ok = false;
+            break;
+        }
+        vals[made] = &nulls[made];
+    }
+    if (ok && made == n) {
+        sqe_db *db = s->conn->db;
+        mem_tracker tracker;
+        arena qa;
+        plan_ctx pctx;
+        mem_tracker_init(&tracker, "parameter types", db->query_memory_limit, &db->tracker);
+        arena_init(&qa, NULL);
+        plan_ctx_init(&pctx, &qa, &tracker);
+        bind_env env;
+        engine_bind_env(s->conn, &env);
+        env.params = vals;
+        env.n_params = (uint32_t)n;
+        param_infer pi = {pos, n, types};
+        bound_query bq;
+        const sql_query *q = st->kind == SQL_STMT_QUERY ? st->u.query : st->u.insert.query;
+        if (q && bind_query(&pctx, &env, q, &bq, NULL) == SQE_OK) {
+            infer_plan(&pi, bq.root, 0);
+            if (st->kind == SQL_STMT_INSERT) infer_insert(&pi, &env, st, bq.root);
+        }
+        plan_ctx_destroy(&pctx);
+        arena_destroy(&qa);
+    }
+    for (int i = 0; i < made; i++) vec_destroy(&nulls[i]);
+    arena_destroy(&a);
+}
+
+const char *sqe_stmt_param_type(sqe_stmt *stmt, int idx) {
+    if (!stmt || idx < 1 || idx > stmt->n_params) return "unknown";
+    if (!stmt->param_types) {
+        sqe_type *types = calloc((size_t)stmt->n_params, sizeof *types);
+        char **names = calloc((size_t)stmt->n_params, sizeof *names);
+        if (!types || !names) {
+            free(types);
+            free(names);
+            return "unknown";
+        }
+        for (int i = 0; i < stmt->n_params; i++) types[i] = type_make(TYPE_UNKNOWN);
+        infer_param_types(stmt, types);
+        for (int i = 0; i < stmt->n_params; i++) {
+            char buf[256];
+            type_format(types[i], buf, sizeof buf);
+            names[i] = strdup(types[i].id == TYPE_UNKNOWN ? "unknown" : buf);
+        }
+        free(types);
+        stmt->param_types = names;
+    }
+    const char *t = stmt->param_types[idx - 1];
+    return t ? t : "unknown";
+}
+
 void sqe_stmt_destroy(sqe_stmt *stmt) {
     if (!stmt) return;
+    if (stmt->param_types)
+        for (int i = 0; i < stmt->n_params; i++) free(stmt->param_types[i]);
+    free(stmt->param_types);
     for (int i = 0; i < stmt->n_params; i++)
         if (stmt->bound && stmt->bound[i]) vec_destroy(&stmt->params[i]);
     free(stmt->params);

@@ -22,6 +22,9 @@
  *   - NaN counts of float/double leaves are counted on the routed rows (the footer has none).
  *   - File names: "%05u-<uuid>.parquet", the counter running over the writer's files, the
  *     uuid (version 4) drawn once per writer.
+ *   - Object stores: a file of an "s3://" data_dir is written to a staging file (stage.h) and
+ *     uploaded as o.io when it closes, before it is recorded; abort deletes recorded files
+ *     there with the same identity.
  */
 #include "iceberg/data_writer.h"
 
@@ -39,6 +42,7 @@
 #include "format/parquet/pq_codec.h"
 #include "format/parquet/pq_meta.h"
 #include "iceberg/data_writer_int.h"
+#include "iceberg/stage.h"
 
 /* ---- options --------------------------------------------------------------------------------- */
 
@@ -161,7 +165,8 @@ typedef struct part {
     const char *dir;
     bool dir_made;
     pq_writer *pw;           /* open file or NULL */
-    const char *path;
+    const char *path;        /* its location */
+    ice_stage stage;         /* where pw writes (the location, or a staging file) */
     int64_t *nan;            /* per leaf */
     uint32_t *sel;
     uint32_t n_sel, cap_sel;
@@ -417,6 +422,7 @@ static int file_close(ice_data_writer *w, part *p, sqe_error *err) {
     w->n_open--;
     if (pq_writer_rows(pw) == 0) {
         pq_writer_abort(pw);
+        ice_stage_end(&p->stage);
         return SQE_OK;
     }
     if (w->n_files == w->cap_files) {
@@ -424,6 +430,7 @@ static int file_close(ice_data_writer *w, part *p, sqe_error *err) {
         ice_data_file *f = realloc(w->files, cap * sizeof(*f));
         if (!f) {
             pq_writer_abort(pw);
+            ice_stage_end(&p->stage);
             return err_nomem(err, "Iceberg data files");
         }
         w->files = f;
@@ -432,7 +439,14 @@ static int file_close(ice_data_writer *w, part *p, sqe_error *err) {
     pq_file_meta *meta;
     uint64_t size;
     arena_reset(&w->scratch);
-    SQE_TRY(pq_writer_close_meta(pw, &w->scratch, &meta, &size, err));
+    int rc = pq_writer_close_meta(pw, &w->scratch, &meta, &size, err);
+    if (!rc) rc = ice_stage_publish(&p->stage, err);
+    ice_stage_end(&p->stage);
+    if (rc) {
+        /* a local file pq_writer finished is deleted; an upload that failed left nothing */
+        if (!io_location_is_remote(p->path)) unlink(p->path);
+        return rc;
+    }
     ice_data_file *f = &w->files[w->n_files++]; /* recorded first: abort deletes it */
     memset(f, 0, sizeof(*f));
     f->content = ICE_CONTENT_DATA;
@@ -461,7 +475,7 @@ static int file_open(ice_data_writer *w, part *p, sqe_error *err) {
         if (big) SQE_TRY(file_close(w, big, err));
     }
     if (!p->dir_made) {
-        SQE_TRY(mkdirs(p->dir, err));
+        if (!io_location_is_remote(p->dir)) SQE_TRY(mkdirs(p->dir, err));
         p->dir_made = true;
     }
     if (w->counter >= 99999 && w->counter >= UINT32_MAX - 1)
@@ -472,8 +486,13 @@ static int file_open(ice_data_writer *w, part *p, sqe_error *err) {
     po.field_ids = NULL;
     po.fields = w->finfo;
     po.n_fields = w->n_finfo;
-    SQE_TRY(pq_writer_open(p->path, w->n_cols, w->col_names, w->col_types, &po, w->tracker, &p->pw,
-                           err));
+    SQE_TRY(ice_stage_begin(&p->stage, p->path, w->o.io, err));
+    int rc = pq_writer_open(p->stage.local, w->n_cols, w->col_names, w->col_types, &po, w->tracker,
+                            &p->pw, err);
+    if (rc) {
+        ice_stage_end(&p->stage);
+        return rc;
+    }
     memset(p->nan, 0, (w->n_leaves ? w->n_leaves : 1) * sizeof(int64_t));
     w->n_open++;
     return SQE_OK;
@@ -545,9 +564,16 @@ static void writer_free(ice_data_writer *w) {
 
 void ice_data_writer_abort(ice_data_writer *w) {
     if (!w) return;
-    for (uint32_t i = 0; i < w->n_parts; i++)
+    for (uint32_t i = 0; i < w->n_parts; i++) {
         if (w->parts[i].pw) pq_writer_abort(w->parts[i].pw);
-    for (uint32_t i = 0; i < w->n_files; i++) unlink(w->files[i].file_path);
+        ice_stage_end(&w->parts[i].stage);
+    }
+    for (uint32_t i = 0; i < w->n_files; i++) {
+        if (io_location_is_remote(w->files[i].file_path))
+            ice_stage_remove(w->files[i].file_path, w->o.io);
+        else
+            unlink(w->files[i].file_path);
+    }
     writer_free(w);
 }
 

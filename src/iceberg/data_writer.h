@@ -15,7 +15,8 @@
  * Files: "<data_dir>/<partition path>/<5-digit counter>-<uuid>.parquet" (no partition path
  * for an unpartitioned spec), the partition path as Iceberg Java's PartitionSpec.partitionToPath
  * writes it ("ts_day=2024-01-31/id_bucket=3"). Each file appears atomically (pq_writer renames a
- * temporary file at close). Nothing is committed here: the caller writes manifests and commits.
+ * temporary file at close; on an object store the finished file is uploaded whole as o.io).
+ * Nothing is committed here: the caller writes manifests and commits.
  *
  * Memory: every open file buffers one Parquet row group. At most max_open_files files are open
  * (default 64): opening one more first closes the open file with the most bytes (it becomes a
@@ -38,6 +39,7 @@
 #include "format/parquet/pq_writer.h"
 #include "iceberg/manifest.h"
 #include "iceberg/metadata.h"
+#include "io/io.h"
 #include "vec/vec.h"
 
 /* Iceberg metrics modes (table property write.metadata.metrics.*). */
@@ -73,6 +75,10 @@ typedef struct ice_write_options {
      * fixed_partition_row) without computing transforms. */
     const vec *fixed_partition;
     uint32_t fixed_partition_row;
+    /* Whose credentials write an object-store data_dir ("s3://..."): files are built in a
+     * private staging file (iceberg/stage.h) and uploaded as io when they close; NULL: the
+     * environment's. Borrowed until finish/abort. Ignored for local directories. */
+    const io_identity *io;
 } ice_write_options;
 
 /* Parses a metrics mode ("none", "counts", "full", "truncate(N)"; case-insensitive, spaces

@@ -28,6 +28,7 @@
 #include "common/hash.h"
 #include "format/parquet/pq_reader.h"
 #include "iceberg/puffin.h"
+#include "io/io.h"
 
 /* ---- canonical value keys -------------------------------------------------------------------- */
 
@@ -617,7 +618,7 @@ static int eq_rows(del_file *f, const vec_chunk *c, sqe_error *err) {
 
 static int load_parquet(const ice_delete_index *idx, del_file *f, sqe_error *err) {
     pq_file *pf;
-    SQE_TRY(pq_file_open(f->path, &pf, err));
+    SQE_TRY(pq_file_open_as(f->path, idx->m ? idx->m->io : NULL, &pf, err));
     uint32_t cols[64];
     int rc = SQE_OK;
     if (f->content == ICE_CONTENT_POSITION_DELETES) {
@@ -667,9 +668,9 @@ static int load_parquet(const ice_delete_index *idx, del_file *f, sqe_error *err
     return rc;
 }
 
-static int load_dv(del_file *f, sqe_error *err) {
+static int load_dv(const ice_delete_index *idx, del_file *f, sqe_error *err) {
     io_file *io;
-    SQE_TRY(io_open(f->path, &io, err));
+    SQE_TRY(io_open_as(f->path, idx->m ? idx->m->io : NULL, &io, err));
     f->bitmaps = malloc(sizeof *f->bitmaps);
     int rc = f->bitmaps ? SQE_OK : err_nomem(err, "deletion vector");
     if (!rc) {
@@ -688,7 +689,7 @@ static int ensure_loaded(const ice_delete_index *idx, del_file *f, sqe_error *er
     if (f->state == LOAD_NONE) {
         sqe_error e;
         err_clear(&e);
-        if (f->is_dv) rc = load_dv(f, &e);
+        if (f->is_dv) rc = load_dv(idx, f, &e);
         else if (f->is_parquet) rc = load_parquet(idx, f, &e);
         else
             rc = err_set(&e, SQE_ERR_NOT_SUPPORTED, "unsupported: %s delete files", f->format);

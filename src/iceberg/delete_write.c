@@ -2,7 +2,8 @@
  * delete_write.c: position delete files (Parquet) and deletion-vector Puffin files, with the
  * ice_data_file records that describe them in a delete manifest.
  *
- * INTERFACE: ice_position_delete_file_write, ice_dv_file_write
+ * INTERFACE: ice_position_delete_file_write, ice_dv_file_write,
+ *            ice_position_delete_file_write_as, ice_dv_file_write_as
  * NOTES:
  *   - Spec: format/spec.md "Position Delete Files" (field ids 2147483546 / 2147483545, sorted
  *     by file_path then pos), "Deletion Vectors"; format/puffin-spec.md "deletion-vector-v1".
@@ -14,6 +15,8 @@
  *   - The Puffin file is built in memory (DVs are small: bitmaps of positions) and written
  *     atomically; blobs follow Java: fields [2147483545], snapshot-id and sequence-number -1,
  *     properties referenced-data-file and cardinality, no compression.
+ *   - Object stores (*_as): the file is written to a staging file (stage.h) by the local
+ *     writer, uploaded, and the records' file_path set to the location.
  */
 #include "iceberg/delete_write.h"
 
@@ -27,6 +30,7 @@
 
 #include "format/parquet/pq_reader.h"
 #include "iceberg/puffin.h"
+#include "iceberg/stage.h"
 
 typedef struct path_ref {
     const char *path;
@@ -294,5 +298,43 @@ int ice_dv_file_write(arena *a, const char *path, const ice_delete_target *targe
     if (!rc) rc = write_file_atomic(path, bytes, len, err);
     free(bytes);
     for (uint32_t i = 0; !rc && i < n; i++) out[i].file_size_in_bytes = (int64_t)len;
+    return rc;
+}
+
+/* Points the n records at location after a staged write was published. */
+static int relocate(arena *a, ice_data_file *out, uint32_t n, const char *location,
+                    sqe_error *err) {
+    const char *p = arena_strdup(a, location);
+    if (!p) return err_nomem(err, "Iceberg delete writer");
+    for (uint32_t i = 0; i < n; i++) out[i].file_path = p;
+    return SQE_OK;
+}
+
+int ice_position_delete_file_write_as(arena *a, const char *path, const io_identity *io,
+                                      const ice_delete_target *targets, uint32_t n,
+                                      const pq_writer_options *opts, ice_data_file *out,
+                                      sqe_error *err) {
+    ice_stage s;
+    SQE_TRY(ice_stage_begin(&s, path, io, err));
+    int rc = ice_position_delete_file_write(a, s.local, targets, n, opts, out, err);
+    if (!rc && s.remote) {
+        rc = ice_stage_publish(&s, err);
+        if (!rc && (rc = relocate(a, out, 1, path, err)) != SQE_OK) ice_stage_remove(path, io);
+    }
+    ice_stage_end(&s);
+    return rc;
+}
+
+int ice_dv_file_write_as(arena *a, const char *path, const io_identity *io,
+                         const ice_delete_target *targets, uint32_t n, ice_data_file *out,
+                         sqe_error *err) {
+    ice_stage s;
+    SQE_TRY(ice_stage_begin(&s, path, io, err));
+    int rc = ice_dv_file_write(a, s.local, targets, n, out, err);
+    if (!rc && s.remote) {
+        rc = ice_stage_publish(&s, err);
+        if (!rc && (rc = relocate(a, out, n, path, err)) != SQE_OK) ice_stage_remove(path, io);
+    }
+    ice_stage_end(&s);
     return rc;
 }

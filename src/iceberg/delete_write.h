@@ -15,7 +15,9 @@
  * borrowed from the input (they must live until the manifest is written).
  *
  * Files appear atomically (written to a temporary name, fsync'ed, renamed); on error nothing is
- * left at path. Local paths only (like pq_writer).
+ * left at path. The plain functions write local paths only (like pq_writer); the *_as variants
+ * also take object-store locations ("s3://..."), building the file in a private staging file
+ * and uploading it as identity io (iceberg/stage.h).
  */
 #ifndef SQE_ICEBERG_DELETE_WRITE_H
 #define SQE_ICEBERG_DELETE_WRITE_H
@@ -27,6 +29,7 @@
 #include "format/parquet/pq_writer.h"
 #include "iceberg/manifest.h"
 #include "iceberg/roaring.h"
+#include "io/io.h"
 
 /* The deletes of one data file. */
 typedef struct ice_delete_target {
@@ -64,5 +67,16 @@ int ice_position_delete_file_write(arena *a, const char *path, const ice_delete_
  */
 int ice_dv_file_write(arena *a, const char *path, const ice_delete_target *targets, uint32_t n,
                       ice_data_file *out, sqe_error *err);
+
+/* ice_position_delete_file_write and ice_dv_file_write for a path that may be an
+ * object-store location, written as io (NULL: the environment's credentials). Same records
+ * (file_path is path); on error nothing is left at path. */
+int ice_position_delete_file_write_as(arena *a, const char *path, const io_identity *io,
+                                      const ice_delete_target *targets, uint32_t n,
+                                      const pq_writer_options *opts, ice_data_file *out,
+                                      sqe_error *err);
+int ice_dv_file_write_as(arena *a, const char *path, const io_identity *io,
+                         const ice_delete_target *targets, uint32_t n, ice_data_file *out,
+                         sqe_error *err);
 
 #endif

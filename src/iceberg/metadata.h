@@ -337,6 +337,11 @@ typedef struct ice_metadata {
     const char *legacy_partition_spec_json;
     uint32_t present;              /* ICE_MD_* bits */
     ice_kv_list extra;             /* unknown top-level keys, raw JSON */
+    /* Not part of the JSON: whose object-store credentials read and write this version's files
+     * (the user who loaded it: vended or configured keys, io.h), or NULL for the process
+     * default. Borrowed from the owner of the loaded version (ice_table_ref), which outlives
+     * every metadata derived from it (ice_metadata_update copies the pointer). */
+    const struct io_identity *io;
 } ice_metadata;
 
 /* The ICE_MD_* bits Iceberg Java's TableMetadataParser writes for a format version (use it when

@@ -86,7 +86,7 @@ static int add_manifest(ice_path_set *s, const ice_metadata *m, const char *path
     uint8_t *buf;
     size_t len;
     ice_manifest *man;
-    int rc = ice_read_file(&scratch, path, &buf, &len, err);
+    int rc = ice_read_file(&scratch, path, m->io, &buf, &len, err);
     if (!rc) rc = ice_manifest_read(&scratch, buf, len, m, mf, &man, err);
     for (uint32_t i = 0; !rc && i < man->n_entries; i++) {
         const ice_manifest_entry *e = &man->entries[i];
@@ -116,7 +116,7 @@ int ice_reachable_add_snapshot(ice_path_set *s, const ice_metadata *m, const ice
     size_t len;
     ice_manifest_file *list = NULL;
     uint32_t n = 0;
-    int rc = ice_read_file(&scratch, snap->manifest_list, &buf, &len, err);
+    int rc = ice_read_file(&scratch, snap->manifest_list, m->io, &buf, &len, err);
     if (!rc) rc = ice_manifest_list_read(&scratch, buf, len, &list, &n, NULL, err);
     for (uint32_t i = 0; !rc && i < n; i++)
         rc = add_manifest(s, m, list[i].manifest_path, &list[i], exclude, all_entries, err);

@@ -18,9 +18,10 @@
 
 #include "io/io.h"
 
-int ice_read_file(arena *a, const char *location, uint8_t **buf, size_t *len, sqe_error *err) {
+int ice_read_file(arena *a, const char *location, const io_identity *io, uint8_t **buf,
+                  size_t *len, sqe_error *err) {
     io_file *f;
-    SQE_TRY(io_open(location, &f, err));
+    SQE_TRY(io_open_as(location, io, &f, err));
     uint64_t size = io_size(f);
     int rc = SQE_OK;
     uint8_t *p = NULL;
@@ -214,7 +215,7 @@ static int read_manifest(planner *p, const ice_manifest_file *mf, ice_manifest *
                          sqe_error *err) {
     uint8_t *buf;
     size_t len;
-    SQE_TRY(ice_read_file(p->a, mf->manifest_path, &buf, &len, err));
+    SQE_TRY(ice_read_file(p->a, mf->manifest_path, p->m->io, &buf, &len, err));
     int rc = ice_manifest_read(p->a, buf, len, p->m, mf, out, err);
     if (rc) err_prefix(err, "%s", mf->manifest_path);
     return rc;
@@ -227,7 +228,7 @@ static int plan_snapshot(planner *p, const ice_snapshot *snap, ice_scan_files *o
     if (snap->manifest_list) {
         uint8_t *buf;
         size_t len;
-        SQE_TRY(ice_read_file(p->a, snap->manifest_list, &buf, &len, err));
+        SQE_TRY(ice_read_file(p->a, snap->manifest_list, p->m->io, &buf, &len, err));
         int rc = ice_manifest_list_read(p->a, buf, len, &files, &n_files, NULL, err);
         if (rc) {
             err_prefix(err, "%s", snap->manifest_list);

@@ -47,14 +47,17 @@ typedef struct ice_scan_files {
 /* Plans the scan of snapshot snap (NULL: a table without snapshots gives no files) of table
  * metadata m, whose rows are read with schema (the schema the query binds: column types for the
  * predicates). Reads the manifest list and every manifest that survives the partition-summary
- * test (through io/). Everything in *out lives in a. Errors: those of io_open/io_read (naming
+ * test (through io/, as m->io). Everything in *out lives in a. Errors: those of io_open/io_read (naming
  * the file), INVALID_FILE from the manifest readers (the message names the file),
  * OUT_OF_MEMORY. On error *out is unspecified. */
 int ice_scan_plan(arena *a, const ice_metadata *m, const ice_snapshot *snap,
                   const ice_schema *schema, const ice_scan_pred *preds, uint32_t n_preds,
                   ice_scan_files *out, sqe_error *err);
 
-/* Reads a whole (small) file: a manifest list, a manifest or a metadata file, into a. */
-int ice_read_file(arena *a, const char *location, uint8_t **buf, size_t *len, sqe_error *err);
+/* Reads a whole (small) file: a manifest list, a manifest or a metadata file, into a, as
+ * identity io (the table's m->io; NULL: the process default, io.h). */
+struct io_identity;
+int ice_read_file(arena *a, const char *location, const struct io_identity *io, uint8_t **buf,
+                  size_t *len, sqe_error *err);
 
 #endif

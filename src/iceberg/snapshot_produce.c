@@ -57,7 +57,7 @@ static int note_written(producer *p, const char *location, sqe_error *err) {
 
 static int write_file(producer *p, const char *location, const uint8_t *bytes, size_t len,
                       sqe_error *err) {
-    SQE_TRY(io_write_new(location, bytes, len, err));
+    SQE_TRY(io_write_new_as(location, p->base->io, bytes, len, err));
     return note_written(p, location, err);
 }
 
@@ -188,7 +188,7 @@ static int carry_manifest(producer *p, const ice_manifest_file *mf, ice_manifest
     if (!p->ch->n_removed) return SQE_OK;
     uint8_t *buf;
     size_t len;
-    SQE_TRY(ice_read_file(p->a, mf->manifest_path, &buf, &len, err));
+    SQE_TRY(ice_read_file(p->a, mf->manifest_path, p->base->io, &buf, &len, err));
     ice_manifest *man;
     int rc = ice_manifest_read(p->a, buf, len, p->base, mf, &man, err);
     if (rc) {
@@ -228,7 +228,8 @@ static int carry_manifest(producer *p, const ice_manifest_file *mf, ice_manifest
     return write_manifest(p, man->content, spec, entries, n, out, err);
 }
 
-static int read_manifest_list(arena *a, const ice_snapshot *snap, ice_manifest_file **files,
+static int read_manifest_list(arena *a, const io_identity *io, const ice_snapshot *snap,
+                              ice_manifest_file **files,
                               uint32_t *n, sqe_error *err) {
     *files = NULL;
     *n = 0;
@@ -240,7 +241,7 @@ static int read_manifest_list(arena *a, const ice_snapshot *snap, ice_manifest_f
                        (long long)snap->snapshot_id);
     uint8_t *buf;
     size_t len;
-    SQE_TRY(ice_read_file(a, snap->manifest_list, &buf, &len, err));
+    SQE_TRY(ice_read_file(a, snap->manifest_list, io, &buf, &len, err));
     int rc = ice_manifest_list_read(a, buf, len, files, n, NULL, err);
     if (rc) err_prefix(err, "%s", snap->manifest_list);
     return rc;
@@ -398,7 +399,7 @@ static int produce(producer *p, sqe_error *err) {
                                                                     : NULL);
     ice_manifest_file *old;
     uint32_t n_old;
-    SQE_TRY(read_manifest_list(p->a, parent, &old, &n_old, err));
+    SQE_TRY(read_manifest_list(p->a, p->base->io, parent, &old, &n_old, err));
     ice_manifest_file *files = ARENA_ARRAY(p->a, ice_manifest_file, n_old + 3);
     p->removed_found = ARENA_ARRAY(p->a, bool, p->ch->n_removed + 1);
     if (!files || !p->removed_found) return err_nomem(err, "snapshot");
@@ -456,6 +457,7 @@ int ice_snapshot_produce(arena *a, const ice_metadata *base, const ice_snapshot_
     p.base = base;
     p.ch = ch;
     p.out = out;
+    out->io = base->io;
     p.format_version = base->format_version;
     int rc = produce(&p, err);
     if (rc) {
@@ -466,7 +468,7 @@ int ice_snapshot_produce(arena *a, const ice_metadata *base, const ice_snapshot_
 }
 
 void ice_produced_discard(const ice_produced *p) {
-    for (uint32_t i = 0; i < p->n_written; i++) io_remove(p->written[i], NULL);
+    for (uint32_t i = 0; i < p->n_written; i++) io_remove_as(p->written[i], p->io, NULL);
 }
 
 int ice_snapshot_live_files(arena *a, const ice_metadata *m, const ice_snapshot *snap,

@@ -42,6 +42,7 @@ typedef struct ice_produced {
     int64_t snapshot_id;
     const char **written;           /* locations of the manifests and manifest list written */
     uint32_t n_written;
+    const struct io_identity *io;   /* base->io: who wrote them (ice_produced_discard) */
 } ice_produced;
 
 /* Produces the next version of base with change ch. Writes manifest and manifest-list files

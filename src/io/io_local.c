@@ -1,17 +1,23 @@
 /*
  * io_local.c: io_file over local files (pread), and glob expansion.
  *
- * INTERFACE: io_local_path, io_open, io_close, io_size, io_version, io_path, io_read, io_glob, io_paths_free.
+ * INTERFACE: io_local_path, io_location_is_remote, io_open, io_open_as, io_close, io_size,
+ *            io_version, io_path, io_read, io_glob, io_list_as, io_entries_free, io_glob_as,
+ *            io_paths_free.
  * NOTES: glob(3) without GLOB_NOCHECK, sorted, GLOB_MARK to drop directories; "**" has no
  * special meaning. Reads retry on EINTR and short reads. "s3://" locations are handed to
- * io_s3.c (environment credentials); an io_file then holds an io_s3_object instead of an fd.
+ * io_s3.c (environment credentials, or the identity of io_open_as); an io_file then holds an
+ * io_s3_object instead of an fd and keeps a reference to the identity it was opened as (the
+ * object borrows its client).
  */
 #include "io/io.h"
+#include "io/io_identity_int.h"
 #include "io/io_s3.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +26,7 @@
 struct io_file {
     int fd;                 /* -1 for an S3 object */
     io_s3_object *s3;       /* NULL for a local file */
+    io_identity *id;        /* a reference to the identity it was opened as, or NULL */
     uint64_t size;
     int64_t version;
     char *path;
@@ -32,6 +39,10 @@ static int open_error(const char *path, int e, sqe_error *err) {
     return err_set(err, SQE_ERR_IO_ERROR, "Cannot open %s: %s", path, strerror(e));
 }
 
+bool io_location_is_remote(const char *location) {
+    return location && io_s3_is_uri(location);
+}
+
 const char *io_local_path(const char *uri) {
     if (strncmp(uri, "file:", 5) != 0) return uri;
     const char *p = uri + 5;
@@ -41,20 +52,26 @@ const char *io_local_path(const char *uri) {
     return uri;
 }
 
-static int open_s3(const char *path, io_file **out, sqe_error *err) {
+/* Opens S3 object path as id (NULL: the environment); takes over the reference held (may be
+ * NULL), also on error. */
+static int open_s3(const char *path, io_identity *held, const io_identity *id, io_file **out,
+                   sqe_error *err) {
     io_file *f = calloc(1, sizeof *f);
     char *p = strdup(path);
     if (!f || !p) {
         free(f);
         free(p);
+        io_identity_unref(held);
         return err_nomem(err, "file handle");
     }
-    int rc = io_s3_object_open(path, NULL, &f->s3, &f->size, &f->version, err);
+    int rc = io_s3_object_open(path, io_identity_s3(id), &f->s3, &f->size, &f->version, err);
     if (rc) {
         free(f);
         free(p);
+        io_identity_unref(held);
         return rc;
     }
+    f->id = held;
     f->fd = -1;
     f->path = p;
     *out = f;
@@ -62,8 +79,12 @@ static int open_s3(const char *path, io_file **out, sqe_error *err) {
 }
 
 int io_open(const char *path, io_file **out, sqe_error *err) {
+    return io_open_as(path, NULL, out, err);
+}
+
+int io_open_as(const char *path, const io_identity *id, io_file **out, sqe_error *err) {
     *out = NULL;
-    if (io_s3_is_uri(path)) return open_s3(path, out, err);
+    if (io_s3_is_uri(path)) return open_s3(path, io_identity_ref(id), id, out, err);
     int fd = open(io_local_path(path), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return open_error(path, errno, err);
     struct stat st;
@@ -96,6 +117,7 @@ void io_close(io_file *f) {
     if (!f) return;
     if (f->s3) io_s3_object_close(f->s3);
     else close(f->fd);
+    io_identity_unref(f->id);
     free(f->path);
     free(f);
 }
@@ -137,9 +159,14 @@ static int has_wildcards(const char *s) {
 }
 
 int io_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *err) {
+    return io_glob_as(pattern, NULL, paths, n_paths, err);
+}
+
+int io_glob_as(const char *pattern, const io_identity *id, char ***paths, uint32_t *n_paths,
+               sqe_error *err) {
     *paths = NULL;
     *n_paths = 0;
-    if (io_s3_is_uri(pattern)) return io_s3_glob(pattern, NULL, paths, n_paths, err);
+    if (io_s3_is_uri(pattern)) return io_s3_glob(pattern, io_identity_s3(id), paths, n_paths, err);
     if (!has_wildcards(pattern)) {
         char **one = malloc(sizeof(char *));
         if (!one) return err_nomem(err, "file list");
@@ -190,4 +217,64 @@ int io_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *er
     *paths = list;
     *n_paths = n;
     return SQE_OK;
+}
+
+/* ---- listing ------------------------------------------------------------------------------- */
+
+int io_list_as(const char *dir, const io_identity *id, io_entry **entries, uint32_t *n,
+               sqe_error *err) {
+    *entries = NULL;
+    *n = 0;
+    if (!io_s3_is_uri(dir))
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "Not an object-store location: %s", dir);
+    const io_s3_context *ctx = io_identity_s3(id);
+    if (!ctx) SQE_TRY(io_s3_env_context(&ctx, err));
+    char *bucket = NULL, *key = NULL;
+    SQE_TRY(io_s3_parse_uri(dir, &bucket, &key, err));
+    size_t kl = strlen(key);
+    char *prefix = malloc(kl + 2);
+    if (!prefix) {
+        free(bucket);
+        free(key);
+        return err_nomem(err, "object listing");
+    }
+    memcpy(prefix, key, kl + 1);
+    if (kl && prefix[kl - 1] != '/') prefix[kl] = '/', prefix[kl + 1] = 0;
+    s3_object_entry *items = NULL;
+    uint32_t count = 0;
+    int rc = s3_list(ctx->client, &ctx->cred, bucket, prefix, &items, &count, err);
+    io_entry *out = NULL;
+    if (!rc && count) {
+        out = calloc(count, sizeof *out);
+        if (!out) rc = err_nomem(err, "object listing");
+        for (uint32_t i = 0; !rc && i < count; i++) {
+            size_t len = strlen(bucket) + strlen(items[i].key) + 7;
+            out[i].location = malloc(len);
+            if (!out[i].location) {
+                rc = err_nomem(err, "object listing");
+                break;
+            }
+            snprintf(out[i].location, len, "s3://%s/%s", bucket, items[i].key);
+            out[i].size = items[i].size;
+            out[i].mtime_ms = -1;
+        }
+        if (rc) {
+            io_entries_free(out, count);
+            out = NULL;
+        }
+    }
+    if (items) s3_entries_free(items, count);
+    free(bucket);
+    free(key);
+    free(prefix);
+    if (rc) return rc;
+    *entries = out;
+    *n = out ? count : 0;
+    return SQE_OK;
+}
+
+void io_entries_free(io_entry *entries, uint32_t n) {
+    if (!entries) return;
+    for (uint32_t i = 0; i < n; i++) free(entries[i].location);
+    free(entries);
 }

@@ -2,13 +2,20 @@
  * io_s3.c: io.h semantics on S3 objects (see io_s3.h).
  *
  * INTERFACE: io_s3_is_uri, io_s3_parse_uri, io_s3_env_context, io_s3_object_open,
- *            io_s3_object_read, io_s3_object_close, io_s3_glob, io_s3_write_new, io_s3_remove,
- *            io_s3_upload_file.
+ *            io_s3_object_open_known, io_s3_object_read, io_s3_object_read_many,
+ *            io_s3_object_close, io_s3_glob,
+ *            io_s3_write_new, io_s3_remove, io_s3_upload_file.
  * NOTES: the environment context is built under pthread_once and lives until exit (its client
  * keeps the pooled connections). An object's version is FNV-1a of its ETag, so a rewritten
  * object invalidates footer caches as an mtime change does locally. Glob matching uses
  * fnmatch(3) with FNM_PATHNAME on the key, mirroring glob(3) on local paths.
+ * Reads: ranges closer than SQE_S3_COALESCE_BYTES (256 KiB) are merged into one GET (the gap
+ * is read and dropped: on S3 a request costs far more than a few hundred KiB of transfer);
+ * reads larger than SQE_S3_SPLIT_BYTES (8 MiB) are cut into parts of that size; all GETs of a
+ * call go out in parallel (s3_get_ranges), so one big column-chunk read uses several
+ * connections.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "io/io_s3.h"
 
 #include <fnmatch.h>
@@ -72,6 +79,8 @@ static void env_init(void) {
     if (v) cfg.max_attempts = atoi(v);
     v = getenv("SQE_S3_PART_SIZE");
     if (v) cfg.part_size = (size_t)strtoull(v, NULL, 10);
+    v = getenv("SQE_S3_MAX_PARALLEL");
+    if (v) cfg.max_parallel = atoi(v);
     env_rc = s3_client_create(&cfg, &env_ctx.client, &env_err);
     env_ctx.cred.access_key_id = getenv("SQE_S3_ACCESS_KEY_ID");
     env_ctx.cred.secret_access_key = getenv("SQE_S3_SECRET_ACCESS_KEY");
@@ -109,8 +118,9 @@ void io_s3_object_close(io_s3_object *o) {
     free(o);
 }
 
-int io_s3_object_open(const char *uri, const io_s3_context *ctx, io_s3_object **out,
-                      uint64_t *size, int64_t *version, sqe_error *err) {
+/* The object handle for uri with a copy of ctx's credentials; no request. */
+static int object_create(const char *uri, const io_s3_context *ctx, io_s3_object **out,
+                         sqe_error *err) {
     *out = NULL;
     SQE_TRY(context(&ctx, err));
     io_s3_object *o = calloc(1, sizeof *o);
@@ -130,9 +140,23 @@ int io_s3_object_open(const char *uri, const io_s3_context *ctx, io_s3_object **
         io_s3_object_close(o);
         return err_nomem(err, "S3 object");
     }
+    *out = o;
+    return SQE_OK;
+}
+
+int io_s3_object_open_known(const char *uri, const io_s3_context *ctx, io_s3_object **out,
+                            sqe_error *err) {
+    return object_create(uri, ctx, out, err);
+}
+
+int io_s3_object_open(const char *uri, const io_s3_context *ctx, io_s3_object **out,
+                      uint64_t *size, int64_t *version, sqe_error *err) {
+    *out = NULL;
+    io_s3_object *o;
+    SQE_TRY(object_create(uri, ctx, &o, err));
     char *etag = NULL;
     sigv4_credentials cred = {o->access_key_id, o->secret_access_key, o->session_token};
-    rc = s3_head(ctx->client, &cred, o->bucket, o->key, size, &etag, err);
+    int rc = s3_head(o->client, &cred, o->bucket, o->key, size, &etag, err);
     if (rc) {
         io_s3_object_close(o);
         return rc;
@@ -145,7 +169,135 @@ int io_s3_object_open(const char *uri, const io_s3_context *ctx, io_s3_object **
     return SQE_OK;
 }
 
+/* ---- parallel and coalesced reads ------------------------------------------------------------ */
+
+static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
+static uint64_t coalesce_gap = (uint64_t)256 << 10; /* SQE_S3_COALESCE_BYTES */
+static uint64_t split_bytes = (uint64_t)8 << 20;    /* SQE_S3_SPLIT_BYTES */
+
+static void tuning_init(void) {
+    const char *v = getenv("SQE_S3_COALESCE_BYTES");
+    if (v && *v) coalesce_gap = strtoull(v, NULL, 10);
+    v = getenv("SQE_S3_SPLIT_BYTES");
+    if (v && *v) split_bytes = strtoull(v, NULL, 10);
+    if (split_bytes < ((uint64_t)64 << 10)) split_bytes = (uint64_t)64 << 10;
+}
+
+typedef struct read_group {
+    uint64_t start, end;  /* the bytes one merged read covers */
+    uint32_t first, n;    /* members: order[first .. first + n) */
+    uint8_t *tmp;         /* merged buffer (NULL: the single member's own buffer) */
+} read_group;
+
+typedef struct read_plan {
+    const s3_range *ranges;
+    uint32_t *order;      /* range indexes sorted by offset */
+    read_group *groups;
+    uint32_t n_groups;
+    s3_range *parts;      /* the GETs, split to at most split_bytes each */
+    uint32_t n_parts, cap_parts;
+} read_plan;
+
+/* qsort_r order of range indexes: by offset, then by index. */
+static int cmp_order(const void *a, const void *b, void *arg) {
+    const s3_range *ranges = arg;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (ranges[i].off != ranges[j].off) return ranges[i].off < ranges[j].off ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+static void plan_free(read_plan *p) {
+    for (uint32_t g = 0; p->groups && g < p->n_groups; g++) free(p->groups[g].tmp);
+    free(p->groups);
+    free(p->order);
+    free(p->parts);
+}
+
+/* Appends the GETs of [start, end) into dst, cut to split_bytes each. */
+static bool plan_parts(read_plan *p, uint64_t start, uint64_t end, uint8_t *dst) {
+    for (uint64_t at = start; at < end;) {
+        uint64_t len = end - at < split_bytes ? end - at : split_bytes;
+        if (p->n_parts == p->cap_parts) {
+            uint32_t cap = p->cap_parts ? p->cap_parts * 2 : 16;
+            s3_range *m = realloc(p->parts, cap * sizeof *m);
+            if (!m) return false;
+            p->parts = m;
+            p->cap_parts = cap;
+        }
+        p->parts[p->n_parts++] = (s3_range){at, (size_t)len, dst + (at - start)};
+        at += len;
+    }
+    return true;
+}
+
+/* Sorts the ranges, merges neighbours closer than coalesce_gap (a merged read stays within
+ * 4 * split_bytes, so one huge read never swallows many small ones), and splits big reads. */
+static int plan_build(read_plan *p, const s3_range *ranges, uint32_t n, sqe_error *err) {
+    memset(p, 0, sizeof *p);
+    p->ranges = ranges;
+    p->order = malloc(n * sizeof *p->order);
+    p->groups = calloc(n, sizeof *p->groups);
+    if (!p->order || !p->groups) return err_nomem(err, "S3 read plan");
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (ranges[i].len) p->order[m++] = i;
+    qsort_r(p->order, m, sizeof *p->order, cmp_order, (void *)ranges);
+    uint64_t merge_cap = 4 * split_bytes;
+    for (uint32_t k = 0; k < m;) {
+        const s3_range *r = &ranges[p->order[k]];
+        read_group *g = &p->groups[p->n_groups++];
+        g->start = r->off;
+        g->end = r->off + r->len;
+        g->first = k;
+        g->n = 1;
+        for (k++; k < m; k++) {
+            const s3_range *q = &ranges[p->order[k]];
+            uint64_t e = q->off + q->len > g->end ? q->off + q->len : g->end;
+            if (q->off > g->end + coalesce_gap || e - g->start > merge_cap) break;
+            g->end = e;
+            g->n++;
+        }
+        uint8_t *dst = r->buf;
+        if (g->n > 1) {
+            g->tmp = malloc((size_t)(g->end - g->start));
+            if (!g->tmp) return err_nomem(err, "S3 read buffer");
+            dst = g->tmp;
+        }
+        if (!plan_parts(p, g->start, g->end, dst)) return err_nomem(err, "S3 read plan");
+    }
+    return SQE_OK;
+}
+
+int io_s3_object_read_many(io_s3_object *o, const s3_range *ranges, uint32_t n, sqe_error *err) {
+    pthread_once(&tuning_once, tuning_init);
+    for (uint32_t i = 0; i < n; i++)
+        if (ranges[i].len && ranges[i].off + ranges[i].len < ranges[i].off)
+            return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "Bad read range of s3://%s/%s",
+                           o->bucket, o->key);
+    read_plan p;
+    int rc = plan_build(&p, ranges, n, err);
+    if (!rc) {
+        sigv4_credentials cred = {o->access_key_id, o->secret_access_key, o->session_token};
+        rc = s3_get_ranges(o->client, &cred, o->bucket, o->key, p.parts, p.n_parts, err);
+    }
+    for (uint32_t g = 0; !rc && g < p.n_groups; g++) {
+        const read_group *grp = &p.groups[g];
+        if (!grp->tmp) continue;
+        for (uint32_t k = grp->first; k < grp->first + grp->n; k++) {
+            const s3_range *r = &ranges[p.order[k]];
+            memcpy(r->buf, grp->tmp + (r->off - grp->start), r->len);
+        }
+    }
+    plan_free(&p);
+    return rc;
+}
+
 int io_s3_object_read(io_s3_object *o, uint64_t off, size_t len, void *buf, sqe_error *err) {
+    pthread_once(&tuning_once, tuning_init);
+    if (len > split_bytes) {
+        s3_range r = {off, len, buf};
+        return io_s3_object_read_many(o, &r, 1, err);
+    }
     sigv4_credentials cred = {o->access_key_id, o->secret_access_key, o->session_token};
     return s3_get_range(o->client, &cred, o->bucket, o->key, off, len, buf, err);
 }

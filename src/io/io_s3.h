@@ -7,7 +7,9 @@
  *   SQE_S3_ACCESS_KEY_ID, SQE_S3_SECRET_ACCESS_KEY, SQE_S3_SESSION_TOKEN (optional),
  *   SQE_S3_ENDPOINT (default AWS), SQE_S3_REGION (default us-east-1),
  *   SQE_S3_PATH_STYLE (1/true/yes; default virtual-hosted), SQE_S3_MAX_ATTEMPTS,
- *   SQE_S3_PART_SIZE (bytes, at least 5 MiB).
+ *   SQE_S3_PART_SIZE (bytes, at least 5 MiB), SQE_S3_MAX_PARALLEL (connections per parallel
+ *   read, default 8), SQE_S3_COALESCE_BYTES and SQE_S3_SPLIT_BYTES (see io_s3_object_read_many),
+ *   SQE_S3_STATS=1 (request counters on stderr at exit, s3_client.h).
  * io.h's io_open/io_glob/io_write_new/io_remove use the environment context; per-user callers
  * (vended credentials) use these functions with their own context. An open object copies the
  * credentials it was opened with, so its reads never use anyone else's.
@@ -42,8 +44,20 @@ typedef struct io_s3_object io_s3_object;
  * NOT_FOUND names the object; PERMISSION_DENIED carries S3's code and message. */
 int io_s3_object_open(const char *uri, const io_s3_context *ctx, io_s3_object **out,
                       uint64_t *size, int64_t *version, sqe_error *err);
-/* Ranged GET of exactly len bytes at off; thread-safe. */
+/* Like io_s3_object_open for a caller that already knows the object's size and version (a
+ * cached Parquet footer): no HEAD is sent, so a missing or changed object shows up only on
+ * the first read. *out is owned by the caller (io_s3_object_close). */
+int io_s3_object_open_known(const char *uri, const io_s3_context *ctx, io_s3_object **out,
+                            sqe_error *err);
+/* Reads exactly len bytes at off into buf; thread-safe. One ranged GET, or for a read larger
+ * than SQE_S3_SPLIT_BYTES (default 8 MiB) parts of that size fetched in parallel. */
 int io_s3_object_read(io_s3_object *o, uint64_t off, size_t len, void *buf, sqe_error *err);
+/* Reads every ranges[i] (len bytes at off into buf) with as few and as parallel requests as
+ * sensible: sorted, merged when less than SQE_S3_COALESCE_BYTES (default 256 KiB) apart,
+ * split above SQE_S3_SPLIT_BYTES, and sent together over up to SQE_S3_MAX_PARALLEL (8)
+ * connections (curl multi). Ranges may overlap; len 0 is allowed. Thread-safe. On error err
+ * names the object and the buffers' contents are unspecified. */
+int io_s3_object_read_many(io_s3_object *o, const s3_range *ranges, uint32_t n, sqe_error *err);
 void io_s3_object_close(io_s3_object *o);
 
 /* io_glob for "s3://bucket/pattern": '*', '?' and '[...]' do not match '/'. Lists the prefix

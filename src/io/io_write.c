@@ -2,14 +2,15 @@
  * io_write.c: creating and deleting whole files (Iceberg manifests, manifest lists, metadata),
  * local for now (see io.h).
  *
- * INTERFACE: io_write_new, io_remove, io_make_dirs.
+ * INTERFACE: io_write_new, io_remove, io_make_dirs, io_write_new_as, io_remove_as, io_upload_as.
  * NOTES: a new file is created with O_EXCL, written, fsynced and closed; any failure unlinks
  * it, so readers never find a partial file under a name someone committed (a crash between
  * create and fsync leaves an unreferenced file, which remove_orphan_files deletes).
  * "s3://" locations go to io_s3.c; object stores have no directories, so io_make_dirs is a
- * no-op there.
+ * no-op there. The *_as variants use the given identity's credentials for "s3://" (io.h).
  */
 #include "io/io.h"
+#include "io/io_identity_int.h"
 #include "io/io_s3.h"
 
 #include <errno.h>
@@ -47,7 +48,12 @@ int io_make_dirs(const char *dir, sqe_error *err) {
 }
 
 int io_write_new(const char *location, const void *data, size_t len, sqe_error *err) {
-    if (io_s3_is_uri(location)) return io_s3_write_new(location, NULL, data, len, err);
+    return io_write_new_as(location, NULL, data, len, err);
+}
+
+int io_write_new_as(const char *location, const io_identity *id, const void *data, size_t len,
+                    sqe_error *err) {
+    if (io_s3_is_uri(location)) return io_s3_write_new(location, io_identity_s3(id), data, len, err);
     const char *path = io_local_path(location);
     const char *slash = strrchr(path, '/');
     if (slash && slash != path) {
@@ -87,8 +93,41 @@ int io_write_new(const char *location, const void *data, size_t len, sqe_error *
 }
 
 int io_remove(const char *location, sqe_error *err) {
-    if (io_s3_is_uri(location)) return io_s3_remove(location, NULL, err);
+    return io_remove_as(location, NULL, err);
+}
+
+int io_remove_as(const char *location, const io_identity *id, sqe_error *err) {
+    if (io_s3_is_uri(location)) return io_s3_remove(location, io_identity_s3(id), err);
     const char *path = io_local_path(location);
     if (unlink(path) != 0) return os_error(err, errno, "Cannot delete", path);
     return SQE_OK;
+}
+
+int io_upload_as(const char *local_path, const char *location, const io_identity *id,
+                 sqe_error *err) {
+    if (io_s3_is_uri(location)) return io_s3_upload_file(local_path, location, io_identity_s3(id), err);
+    int fd = open(io_local_path(local_path), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return os_error(err, errno, "Cannot open", local_path);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return os_error(err, e, "Cannot open", local_path);
+    }
+    size_t len = (size_t)st.st_size;
+    char *buf = malloc(len ? len : 1);
+    size_t done = 0;
+    while (buf && done < len) {
+        ssize_t n = read(fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    int e = errno;
+    close(fd);
+    if (!buf) return err_nomem(err, "file copy");
+    int rc = done == len ? io_write_new(location, buf, len, err)
+                         : os_error(err, e ? e : EIO, "Cannot read", local_path);
+    free(buf);
+    return rc;
 }

@@ -2,19 +2,29 @@
  * s3_client.c: S3 requests over libcurl easy handles, signed per attempt (see s3_client.h).
  *
  * INTERFACE: s3_client_create, s3_client_destroy, s3_client_requests, s3_client_url, s3_head,
- *            s3_get_range, s3_put, s3_upload_file, s3_list, s3_entries_free, s3_delete,
- *            s3_delete_objects.
+ *            s3_get_range, s3_get_ranges, s3_put, s3_upload_file, s3_list, s3_entries_free,
+ *            s3_delete, s3_delete_objects, s3_stats_get, s3_stats_reset, s3_stats_format.
  * NOTES
- *   - One request path (s3_call_perform): build URL and headers (host, x-amz-date,
+ *   - One request path: attempt_setup builds URL and headers (host, x-amz-date,
  *     x-amz-content-sha256, x-amz-security-token when the credentials carry one, plus the
- *     operation's own), sign, send, classify. Bodies are sent from memory (POSTFIELDS with a
+ *     operation's own) and signs; the transfer runs alone (call_perform, curl_easy_perform) or
+ *     with others (s3_get_ranges, the curl multi interface); attempt_result classifies it. Bodies are sent from memory (POSTFIELDS with a
  *     custom method), so a retry resends the same bytes; GET bodies stream into the caller's
  *     buffer, error bodies into a capped buffer for their <Code>/<Message>.
  *   - Payload hash: bodies sign their SHA-256; requests without a body sign the SHA-256 of the
  *     empty string (not UNSIGNED-PAYLOAD: servers that recompute the hash over plain http, as
  *     botocore-based ones do, expect the real one, and it costs nothing for an empty body).
- *   - Handles: a mutex-protected stack of idle easy handles (curl_easy_reset keeps their live
- *     connections), so parallel readers reuse connections without sharing a handle.
+ *   - Handles: a mutex-protected stack of idle easy handles, so parallel readers never share
+ *     a handle; all of a client's handles (easy or inside a multi transfer) use one curl share
+ *     object for the connection cache, DNS and TLS sessions (locked per data kind), so any
+ *     thread reuses any idle keep-alive connection to the endpoint.
+ *   - Parallel ranges (s3_get_ranges): the ranges go through one multi handle, at most
+ *     max_parallel transfers at a time (a new one is added as one finishes; curl's own
+ *     per-host limit is not used, since with a shared connection cache it counts the
+ *     connections of other threads and can wait forever); the ranges that fail retryably are
+ *     resent together in the next round after the longest of their backoff delays.
+ *   - Statistics: every attempt counts in process-wide atomics by kind (s3_stats_get);
+ *     SQE_S3_STATS=1 prints them to stderr at exit.
  *   - Transfers give up when fewer than 1 byte/s moves for 60 s, so a stalled server cannot
  *     hang a query; connects time out after 10 s.
  *   - Multipart (S3 API: CreateMultipartUpload, UploadPart, CompleteMultipartUpload,
@@ -52,14 +62,87 @@ struct s3_client {
     int max_attempts;
     int backoff_ms;
     size_t part_size;
+    int max_parallel;
     pthread_mutex_t lock;
     CURL *idle[POOL_MAX];
     int n_idle;
+    CURLSH *share;   /* connections, DNS and TLS sessions shared by all handles of the client */
+    pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
     _Atomic uint64_t requests;
 };
 
+/* Process-wide request statistics (s3_stats_get); all clients add to them. */
+static struct {
+    _Atomic uint64_t requests[S3_KIND_COUNT];
+    _Atomic uint64_t retries, bytes_in, bytes_out, connections;
+} g_stats;
+
+static const char *const kind_names[S3_KIND_COUNT] = {"get", "head", "put", "list", "delete"};
+
+void s3_stats_get(s3_stats *out) {
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < S3_KIND_COUNT; k++) {
+        out->requests[k] = atomic_load(&g_stats.requests[k]);
+        out->total += out->requests[k];
+    }
+    out->retries = atomic_load(&g_stats.retries);
+    out->bytes_in = atomic_load(&g_stats.bytes_in);
+    out->bytes_out = atomic_load(&g_stats.bytes_out);
+    out->connections = atomic_load(&g_stats.connections);
+}
+
+void s3_stats_reset(void) {
+    for (int k = 0; k < S3_KIND_COUNT; k++) atomic_store(&g_stats.requests[k], 0);
+    atomic_store(&g_stats.retries, 0);
+    atomic_store(&g_stats.bytes_in, 0);
+    atomic_store(&g_stats.bytes_out, 0);
+    atomic_store(&g_stats.connections, 0);
+}
+
+void s3_stats_format(const s3_stats *s, char *buf, size_t cap) {
+    size_t at = 0;
+    int n = snprintf(buf, cap, "requests=%llu", (unsigned long long)s->total);
+    for (int k = 0; k < S3_KIND_COUNT && n > 0 && (size_t)n < cap - at; k++) {
+        at += (size_t)n;
+        n = snprintf(buf + at, cap - at, " %s=%llu", kind_names[k],
+                     (unsigned long long)s->requests[k]);
+    }
+    if (n > 0 && (size_t)n < cap - at) {
+        at += (size_t)n;
+        snprintf(buf + at, cap - at, " retries=%llu bytes_in=%llu bytes_out=%llu connections=%llu",
+                 (unsigned long long)s->retries, (unsigned long long)s->bytes_in,
+                 (unsigned long long)s->bytes_out, (unsigned long long)s->connections);
+    }
+}
+
+/* SQE_S3_STATS=1: one "sqe-s3-stats: ..." line on stderr at exit. */
+static void stats_at_exit(void) {
+    s3_stats s;
+    s3_stats_get(&s);
+    char line[512];
+    s3_stats_format(&s, line, sizeof line);
+    fprintf(stderr, "sqe-s3-stats: %s\n", line);
+}
+
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+static void curl_init_once(void) {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const char *v = getenv("SQE_S3_STATS");
+    if (v && *v && strcmp(v, "0") != 0) atexit(stats_at_exit);
+}
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud) {
+    (void)h;
+    (void)access;
+    s3_client *c = ud;
+    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_lock(&c->share_locks[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *ud) {
+    (void)h;
+    s3_client *c = ud;
+    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&c->share_locks[data]);
+}
 
 int s3_client_create(const s3_config *cfg, s3_client **out, sqe_error *err) {
     *out = NULL;
@@ -107,7 +190,18 @@ int s3_client_create(const s3_config *cfg, s3_client **out, sqe_error *err) {
     c->backoff_ms = cfg->backoff_ms > 0 ? cfg->backoff_ms : 100;
     c->part_size = cfg->part_size ? cfg->part_size : (size_t)8 << 20;
     if (c->part_size < MIN_PART) c->part_size = MIN_PART;
+    c->max_parallel = cfg->max_parallel > 0 ? cfg->max_parallel : 8;
     pthread_mutex_init(&c->lock, NULL);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&c->share_locks[i], NULL);
+    c->share = curl_share_init();
+    if (c->share) {
+        curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
+        curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+        curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    }
     *out = c;
     return SQE_OK;
 }
@@ -115,6 +209,8 @@ int s3_client_create(const s3_config *cfg, s3_client **out, sqe_error *err) {
 void s3_client_destroy(s3_client *c) {
     if (!c) return;
     for (int i = 0; i < c->n_idle; i++) curl_easy_cleanup(c->idle[i]);
+    if (c->share) curl_share_cleanup(c->share);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&c->share_locks[i]);
     pthread_mutex_destroy(&c->lock);
     free(c->scheme);
     free(c->hostport);
@@ -196,6 +292,7 @@ typedef struct s3_call {
     uint8_t *dst;                 /* ranged GET target */
     size_t dst_len;
     uint64_t dst_skip;            /* bytes to drop first (a server that ignored Range) */
+    uint64_t dst_skip0;           /* dst_skip before the first attempt */
     size_t dst_got;
     size_t resp_cap;              /* cap for resp (success bodies); error bodies: ERROR_BODY_CAP */
     strbuf resp;
@@ -203,12 +300,16 @@ typedef struct s3_call {
     int64_t content_length;       /* from the response headers, -1 when absent */
     long status;
     CURL *h;
+    struct curl_slist *hl;        /* the attempt's headers, alive until it has finished */
+    int attempt;                  /* 1 for the first try */
+    CURLcode cc;                  /* curl's result (multi transfers) */
     bool overflow;
 } s3_call;
 
 static size_t on_body(char *data, size_t sz, size_t nm, void *arg) {
     s3_call *call = arg;
     size_t n = sz * nm;
+    atomic_fetch_add(&g_stats.bytes_in, n);
     long status = 0;
     curl_easy_getinfo(call->h, CURLINFO_RESPONSE_CODE, &status);
     bool ok = status >= 200 && status < 300;
@@ -318,10 +419,35 @@ static int status_error(const s3_call *call, sqe_error *err) {
     return rc;
 }
 
-/* Sends one attempt. Returns a CURLcode; call->status is set when a response came back. */
-static CURLcode attempt(s3_client *c, const sigv4_credentials *cred, s3_call *call,
-                        sqe_error *err, int *rc) {
-    *rc = SQE_OK;
+/* The counter an attempt of call adds to (see s3_kind). */
+static s3_kind call_kind(const s3_call *call) {
+    const char *m = call->method;
+    if (strcmp(m, "HEAD") == 0) return S3_KIND_HEAD;
+    if (strcmp(m, "GET") == 0) return call->key ? S3_KIND_GET : S3_KIND_LIST;
+    if (strcmp(m, "DELETE") == 0) return S3_KIND_DELETE;
+    if (strcmp(m, "POST") == 0 && call->n_query && strcmp(call->query[0].name, "delete") == 0)
+        return S3_KIND_DELETE;
+    return S3_KIND_PUT; /* PUT, and the POSTs of a multipart upload */
+}
+
+/* Clears the response state of call before an attempt. */
+static void attempt_reset(s3_call *call) {
+    strbuf_reset(&call->resp);
+    free(call->etag);
+    call->etag = NULL;
+    call->content_length = -1;
+    call->dst_got = 0;
+    call->dst_skip = call->dst_skip0;
+    call->overflow = false;
+    call->status = 0;
+}
+
+/* Builds and signs one attempt of call and sets it up on call->h (which must be a fresh or
+ * reset handle); call->hl keeps the header list alive until attempt_cleanup. Counts the
+ * attempt in the process statistics. */
+static int attempt_setup(s3_client *c, const sigv4_credentials *cred, s3_call *call,
+                         sqe_error *err) {
+    int rc = SQE_OK;
     char *host = NULL;
     char *url = s3_client_url(c, call->bucket, call->key, &host);
     strbuf full_url, path;
@@ -330,9 +456,8 @@ static CURLcode attempt(s3_client *c, const sigv4_credentials *cred, s3_call *ca
     struct curl_slist *hl = NULL;
     sigv4_result sig = {0};
     sigv4_pair hdr[16];
-    CURLcode cc = CURLE_OK;
     if (!url) {
-        *rc = err_nomem(err, "S3 request");
+        rc = err_nomem(err, "S3 request");
         goto out;
     }
     strbuf_puts(&full_url, url);
@@ -355,11 +480,11 @@ static CURLcode attempt(s3_client *c, const sigv4_credentials *cred, s3_call *ca
     sigv4_request rq = {call->method, strbuf_cstr(&path), call->query, call->n_query, hdr, nh,
                         payload, c->region, "s3", amz_date};
     if (full_url.failed || path.failed) {
-        *rc = err_nomem(err, "S3 request");
+        rc = err_nomem(err, "S3 request");
         goto out;
     }
-    *rc = sigv4_sign(&rq, cred, &sig, err);
-    if (*rc) goto out;
+    rc = sigv4_sign(&rq, cred, &sig, err);
+    if (rc) goto out;
     for (uint32_t i = 0; i < nh; i++) {
         char line[4096];
         snprintf(line, sizeof line, "%s: %s", hdr[i].name, hdr[i].value);
@@ -379,8 +504,10 @@ static CURLcode attempt(s3_client *c, const sigv4_credentials *cred, s3_call *ca
         hl = n;
     }
     CURL *h = call->h;
-    curl_easy_setopt(h, CURLOPT_URL, strbuf_cstr(&full_url));
+    curl_easy_setopt(h, CURLOPT_URL, strbuf_cstr(&full_url)); /* copied by libcurl */
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+    curl_easy_setopt(h, CURLOPT_SHARE, c->share);
+    curl_easy_setopt(h, CURLOPT_PRIVATE, call);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -401,13 +528,15 @@ static CURLcode attempt(s3_client *c, const sigv4_credentials *cred, s3_call *ca
             curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)call->body_len);
         }
     }
+    call->hl = hl;
+    hl = NULL;
     atomic_fetch_add(&c->requests, 1);
-    cc = curl_easy_perform(h);
-    call->status = 0;
-    if (cc == CURLE_OK || cc == CURLE_WRITE_ERROR) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &call->status);
+    atomic_fetch_add(&g_stats.requests[call_kind(call)], 1);
+    if (call->attempt > 1) atomic_fetch_add(&g_stats.retries, 1);
+    if (call->body) atomic_fetch_add(&g_stats.bytes_out, call->body_len);
     goto out;
 oom:
-    *rc = err_nomem(err, "S3 request");
+    rc = err_nomem(err, "S3 request");
 out:
     curl_slist_free_all(hl);
     sigv4_result_reset(&sig);
@@ -415,7 +544,58 @@ out:
     strbuf_reset(&path);
     free(url);
     free(host);
-    return cc;
+    return rc;
+}
+
+/* Frees what attempt_setup kept for the transfer (after it has finished). */
+static void attempt_cleanup(s3_call *call) {
+    curl_slist_free_all(call->hl);
+    call->hl = NULL;
+}
+
+/* Judges a finished attempt (curl result cc; call->status read here). Returns SQE_OK with
+ * *retry false on a 2xx answer, SQE_OK with *retry true when another attempt should be made,
+ * else the error (with err set). */
+static int attempt_result(s3_client *c, s3_call *call, CURLcode cc, bool *retry,
+                          sqe_error *err) {
+    *retry = false;
+    call->status = 0;
+    long connects = 0;
+    if (curl_easy_getinfo(call->h, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
+        atomic_fetch_add(&g_stats.connections, (uint64_t)connects);
+    if (cc == CURLE_OK || cc == CURLE_WRITE_ERROR)
+        curl_easy_getinfo(call->h, CURLINFO_RESPONSE_CODE, &call->status);
+    int a = call->attempt;
+    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && call->status == 200 && call->dst &&
+                            call->dst_got == call->dst_len)) {
+        char name[1200];
+        object_name(name, sizeof name, call);
+        if (call->overflow)
+            return err_set(err, SQE_ERR_IO_ERROR, "S3 returned more data than expected for %s",
+                           name);
+        if (!retryable_curl(cc) || a >= c->max_attempts)
+            return err_set(err, SQE_ERR_IO_ERROR, "S3 %s %s failed after %d attempt%s: %s",
+                           call->method, name, a, a == 1 ? "" : "s", curl_easy_strerror(cc));
+    } else if (call->status >= 200 && call->status < 300) {
+        return SQE_OK;
+    } else {
+        bool again = retryable_status(call->status);
+        if (!again || a >= c->max_attempts) {
+            int rc = status_error(call, err);
+            if (again) err_prefix(err, "after %d attempts", a);
+            return rc;
+        }
+    }
+    *retry = true;
+    return SQE_OK;
+}
+
+/* The delay before retry number a (1-based) of a request, with a little jitter. */
+static long retry_delay(const s3_client *c, int a) {
+    long d = c->backoff_ms;
+    for (int i = 1; i < a && d < 5000; i++) d *= 2;
+    if (d > 5000) d = 5000;
+    return d + (long)(a * 13 % 37);
 }
 
 /* Performs call with retries; SQE_OK on a 2xx answer. */
@@ -426,50 +606,19 @@ static int call_perform(s3_client *c, const sigv4_credentials *cred, s3_call *ca
                        "No S3 credentials for s3://%s/%s", call->bucket, call->key ? call->key : "");
     call->h = handle_get(c);
     if (!call->h) return err_nomem(err, "S3 connection");
+    call->dst_skip0 = call->dst_skip;
     int rc = SQE_OK;
-    long delay = c->backoff_ms;
-    for (int a = 1;; a++) {
-        strbuf_reset(&call->resp);
-        free(call->etag);
-        call->etag = NULL;
-        call->content_length = -1;
-        call->dst_got = 0;
-        call->overflow = false;
-        uint64_t skip = call->dst_skip;
-        CURLcode cc = attempt(c, cred, call, err, &rc);
-        call->dst_skip = skip;
+    for (call->attempt = 1;; call->attempt++) {
+        attempt_reset(call);
+        if (call->attempt > 1) curl_easy_reset(call->h);
+        rc = attempt_setup(c, cred, call, err);
         if (rc) break;
+        CURLcode cc = curl_easy_perform(call->h);
+        attempt_cleanup(call);
         bool again;
-        if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && call->status == 200 && call->dst &&
-                                call->dst_got == call->dst_len)) {
-            if (call->overflow) {
-                char name[1200];
-                object_name(name, sizeof name, call);
-                rc = err_set(err, SQE_ERR_IO_ERROR, "S3 returned more data than expected for %s",
-                             name);
-                break;
-            }
-            again = retryable_curl(cc);
-            if (!again || a >= c->max_attempts) {
-                char name[1200];
-                object_name(name, sizeof name, call);
-                rc = err_set(err, SQE_ERR_IO_ERROR, "S3 %s %s failed after %d attempt%s: %s",
-                             call->method, name, a, a == 1 ? "" : "s", curl_easy_strerror(cc));
-                break;
-            }
-        } else if (call->status >= 200 && call->status < 300) {
-            rc = SQE_OK;
-            break;
-        } else {
-            again = retryable_status(call->status);
-            if (!again || a >= c->max_attempts) {
-                rc = status_error(call, err);
-                if (again) err_prefix(err, "after %d attempts", a);
-                break;
-            }
-        }
-        sleep_ms(delay + (long)(a * 13 % 37));
-        delay = delay * 2 > 5000 ? 5000 : delay * 2;
+        rc = attempt_result(c, call, cc, &again, err);
+        if (rc || !again) break;
+        sleep_ms(retry_delay(c, call->attempt));
     }
     handle_put(c, call->h);
     call->h = NULL;
@@ -530,6 +679,150 @@ int s3_get_range(s3_client *c, const sigv4_credentials *cred, const char *bucket
                      "Cannot read s3://%s/%s: got %zu of %zu bytes at offset %llu (did it change "
                      "while reading?)", bucket, key, call.dst_got, len, (unsigned long long)off);
     call_done(&call);
+    return rc;
+}
+
+/* Sends one attempt of every pending call, at most max_parallel at once on the multi handle
+ * m (a new one starts as one finishes: a connection limit inside curl would wait on the
+ * connections other threads hold in the shared cache). Every curl result lands in its call
+ * (cc); every call that was sent has its handle in call->h and is no longer in m afterwards.
+ * Fails only when a request cannot be built or curl's multi machinery fails; the transfers
+ * already started are finished or removed first. */
+static int multi_round(s3_client *c, const sigv4_credentials *cred, CURLM *m, s3_call *calls,
+                       const bool *pending, uint32_t n, sqe_error *err) {
+    uint32_t next = 0;
+    int active = 0, rc = SQE_OK;
+    for (;;) {
+        while (!rc && active < c->max_parallel && next < n) {
+            if (!pending[next]) {
+                next++;
+                continue;
+            }
+            s3_call *call = &calls[next++];
+            call->attempt++;
+            attempt_reset(call);
+            call->cc = CURLE_OK;
+            if (!(call->h = handle_get(c))) {
+                rc = err_nomem(err, "S3 connection");
+                break;
+            }
+            rc = attempt_setup(c, cred, call, err);
+            if (rc) break;
+            if (curl_multi_add_handle(m, call->h) != CURLM_OK) {
+                rc = err_set(err, SQE_ERR_IO_ERROR, "S3 parallel read of s3://%s/%s: curl multi "
+                             "failed", call->bucket, call->key);
+                break;
+            }
+            call->cc = CURLE_AGAIN; /* in flight */
+            active++;
+        }
+        if (active == 0) break;
+        int running = 0;
+        CURLMcode mc = curl_multi_perform(m, &running);
+        int left;
+        CURLMsg *msg;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            s3_call *call = NULL;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&call);
+            CURLcode result = msg->data.result;
+            curl_multi_remove_handle(m, msg->easy_handle);
+            if (call) call->cc = result;
+            active--;
+        }
+        if (mc != CURLM_OK) {
+            for (uint32_t i = 0; i < n; i++)
+                if (calls[i].h && calls[i].cc == CURLE_AGAIN) {
+                    curl_multi_remove_handle(m, calls[i].h);
+                    calls[i].cc = CURLE_RECV_ERROR;
+                }
+            if (!rc)
+                rc = err_set(err, SQE_ERR_IO_ERROR, "S3 parallel read: %s", curl_multi_strerror(mc));
+            break;
+        }
+        if (active > 0) curl_multi_poll(m, NULL, 0, 1000, NULL);
+    }
+    return rc;
+}
+
+int s3_get_ranges(s3_client *c, const sigv4_credentials *cred, const char *bucket,
+                  const char *key, const s3_range *ranges, uint32_t n, sqe_error *err) {
+    if (n == 0) return SQE_OK;
+    if (n == 1) return s3_get_range(c, cred, bucket, key, ranges[0].off, ranges[0].len,
+                                    ranges[0].buf, err);
+    if (!cred || !cred->access_key_id || !*cred->access_key_id || !cred->secret_access_key)
+        return err_set(err, SQE_ERR_PERMISSION_DENIED, "No S3 credentials for s3://%s/%s",
+                       bucket, key);
+    s3_call *calls = calloc(n, sizeof *calls);
+    char (*range_text)[64] = calloc(n, sizeof *range_text);
+    sigv4_pair *hdrs = calloc(n, sizeof *hdrs);
+    bool *pending = calloc(n, sizeof *pending);
+    CURLM *m = curl_multi_init();
+    int rc = SQE_OK;
+    if (!calls || !range_text || !hdrs || !pending || !m) {
+        rc = err_nomem(err, "S3 parallel read");
+        goto out_free;
+    }
+    uint32_t n_pending = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        s3_call *call = &calls[i];
+        strbuf_init(&call->resp);
+        if (ranges[i].len == 0) continue;
+        snprintf(range_text[i], sizeof range_text[i], "bytes=%llu-%llu",
+                 (unsigned long long)ranges[i].off,
+                 (unsigned long long)(ranges[i].off + ranges[i].len - 1));
+        hdrs[i] = (sigv4_pair){"range", range_text[i]};
+        call->method = "GET";
+        call->bucket = bucket;
+        call->key = key;
+        call->headers = &hdrs[i];
+        call->n_headers = 1;
+        call->dst = ranges[i].buf;
+        call->dst_len = ranges[i].len;
+        call->dst_skip0 = ranges[i].off; /* a server that ignores Range: see on_body */
+        pending[i] = true;
+        n_pending++;
+    }
+    while (n_pending && !rc) {
+        rc = multi_round(c, cred, m, calls, pending, n, err);
+        long delay = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            s3_call *call = &calls[i];
+            if (!call->h) continue;
+            attempt_cleanup(call);
+            if (!rc && pending[i]) {
+                bool again;
+                sqe_error e;
+                int r = attempt_result(c, call, call->cc, &again, &e);
+                if (!r && !again && call->dst_got != call->dst_len)
+                    r = err_set(&e, SQE_ERR_IO_ERROR,
+                                "Cannot read s3://%s/%s: got %zu of %zu bytes at offset %llu (did "
+                                "it change while reading?)", bucket, key, call->dst_got,
+                                call->dst_len, (unsigned long long)ranges[i].off);
+                if (r) {
+                    rc = r;
+                    if (err) *err = e;
+                } else if (!again) {
+                    pending[i] = false;
+                    n_pending--;
+                } else {
+                    long d = retry_delay(c, call->attempt);
+                    if (d > delay) delay = d;
+                }
+            }
+            handle_put(c, call->h);
+            call->h = NULL;
+        }
+        if (!rc && n_pending) sleep_ms(delay);
+    }
+out_free:
+    if (calls)
+        for (uint32_t i = 0; i < n; i++) call_done(&calls[i]);
+    if (m) curl_multi_cleanup(m);
+    free(calls);
+    free(range_text);
+    free(hdrs);
+    free(pending);
     return rc;
 }
 

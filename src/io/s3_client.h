@@ -2,8 +2,8 @@
  * s3_client.h: an S3 REST client over libcurl: HEAD, ranged GET, PUT, multipart upload,
  * ListObjectsV2, DELETE and DeleteObjects, signed with SigV4 (sigv4.h).
  *
- * A client holds only the endpoint settings and a pool of curl handles (connections are kept
- * alive and reused); it holds no credentials. Every operation takes the caller's credentials,
+ * A client holds only the endpoint settings, a pool of curl handles and a curl share object
+ * (one keep-alive connection cache for all of them); it holds no credentials. Every operation takes the caller's credentials,
  * so one client can serve many users without ever mixing their keys. All functions are
  * thread-safe.
  *
@@ -30,7 +30,46 @@ typedef struct s3_config {
     int max_attempts;      /* tries per request, retries included; 0: 6 */
     int backoff_ms;        /* first retry delay, doubled each time (max 5 s); 0: 100 */
     size_t part_size;      /* multipart part size and threshold; 0: 8 MiB (min 5 MiB) */
+    int max_parallel;      /* connections used at once by s3_get_ranges; 0: 8 */
 } s3_config;
+
+/* What a request counts as in s3_stats: ListObjectsV2 is LIST, the requests of a multipart
+ * upload are PUT, DeleteObjects and AbortMultipartUpload are DELETE. */
+typedef enum s3_kind {
+    S3_KIND_GET,
+    S3_KIND_HEAD,
+    S3_KIND_PUT,
+    S3_KIND_LIST,
+    S3_KIND_DELETE,
+    S3_KIND_COUNT
+} s3_kind;
+
+/* Process-wide counters of the requests all clients sent (every attempt, retries included). */
+typedef struct s3_stats {
+    uint64_t requests[S3_KIND_COUNT]; /* by s3_kind */
+    uint64_t total;                   /* sum of requests[] */
+    uint64_t retries;                 /* attempts that repeated a failed one */
+    uint64_t bytes_in;                /* response body bytes received (errors included) */
+    uint64_t bytes_out;               /* request body bytes sent */
+    uint64_t connections;             /* new connections opened (the rest reused one) */
+} s3_stats;
+
+/* A snapshot of the counters (thread-safe; each counter is read atomically). */
+void s3_stats_get(s3_stats *out);
+/* Sets every counter to 0 (for tests and benchmarks; racing requests may be lost). */
+void s3_stats_reset(void);
+/* "requests=N get=N head=N put=N list=N delete=N retries=N bytes_in=N bytes_out=N
+ * connections=N" into buf
+ * (cut to cap - 1 characters). Setting SQE_S3_STATS=1 in the environment prints this line on
+ * stderr at process exit, prefixed "sqe-s3-stats: ". */
+void s3_stats_format(const s3_stats *s, char *buf, size_t cap);
+
+/* One range of an object and where its bytes go (buf holds len bytes). */
+typedef struct s3_range {
+    uint64_t off;
+    size_t len;
+    void *buf;
+} s3_range;
 
 typedef struct s3_client s3_client;
 
@@ -52,6 +91,13 @@ int s3_head(s3_client *c, const sigv4_credentials *cred, const char *bucket, con
 /* GET of bytes [off, off+len) into buf; IO_ERROR when fewer bytes come back. */
 int s3_get_range(s3_client *c, const sigv4_credentials *cred, const char *bucket,
                  const char *key, uint64_t off, size_t len, void *buf, sqe_error *err);
+/* GETs of several ranges of one object at once through the curl multi interface (at most
+ * max_parallel connections); each range is retried on its own (s3_get_range's rules) and must
+ * come back complete. Ranges may overlap and come in any order; ranges are not merged here
+ * (io_s3_object_read_many coalesces). On error the contents of every buf are unspecified and
+ * err names the object (the first failing range by index). */
+int s3_get_ranges(s3_client *c, const sigv4_credentials *cred, const char *bucket,
+                  const char *key, const s3_range *ranges, uint32_t n, sqe_error *err);
 /* Single PUT of data[0..len) (payload hash signed). With if_none_match, fails with
  * ALREADY_EXISTS when the key exists (If-None-Match: *). */
 int s3_put(s3_client *c, const sigv4_credentials *cred, const char *bucket, const char *key,

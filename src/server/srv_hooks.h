@@ -68,6 +68,13 @@ typedef struct srv_hooks {
     int (*admit)(void *ud, const char *principal, size_t sql_bytes, uint32_t *timeout_ms,
                  sqe_error *err);
     void (*release)(void *ud, const char *principal);
+
+    /* The caller's own bearer token to forward to REST catalogs (auth = "session_bearer") for
+     * the statements of a request that authenticate accepted: given the request's Authorization
+     * header, *token is the token (malloc'ed) when the header carries one the catalog accepted,
+     * else NULL. Front ends pass it to the engine for the whole statement
+     * (rest_backend_set_session_token on the thread that runs it). May be NULL (no forwarding). */
+    void (*catalog_token)(void *ud, const char *authorization, char **token);
 } srv_hooks;
 
 #endif

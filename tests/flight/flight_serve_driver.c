@@ -5,6 +5,7 @@
  *
  * Usage: flight_test_server [--port N] [--warehouse DIR] [--max-message BYTES] [--threads N]
  *                           [--tls CERT KEY] [--user NAME PASSWORD]
+ *                           [--request-timeout-ms N] [--max-idle-ms N]
  * --user turns on a toy authentication hook (Basic NAME:PASSWORD only) so the tests can check
  * UNAUTHENTICATED paths; the real hooks live in src/server/core/.
  */
@@ -70,6 +71,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--warehouse") && i + 1 < argc) dbo.warehouse = argv[++i];
         else if (!strcmp(argv[i], "--max-message") && i + 1 < argc) fo.max_message_bytes = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) fo.threads = (uint32_t)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--request-timeout-ms") && i + 1 < argc)
+            fo.request_timeout_ms = (uint32_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--max-idle-ms") && i + 1 < argc)
+            fo.max_idle_ms = (uint32_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--tls") && i + 2 < argc) {
             fo.tls_cert_path = argv[++i];
             fo.tls_key_path = argv[++i];

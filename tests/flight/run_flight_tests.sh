@@ -23,6 +23,7 @@ done
 PORT=$(awk '/PORT/{print $2}' "$LOG/port")
 PORT2=$(awk '/PORT/{print $2}' "$LOG/port2")
 SQE_FLIGHT_URI="grpc://127.0.0.1:$PORT" SQE_FLIGHT_PID=$SPID SQE_FLIGHT_AUTH_URI="grpc://127.0.0.1:$PORT2" \
+  SQE_FLIGHT_SERVER="$SERVER" \
   "$PY" -m pytest -q -p no:cacheprovider "$ROOT/tests/flight/test_flight_sql.py" >"$LOG/pytest.out" 2>&1
 cat "$LOG/pytest.out"
 kill -TERM $SPID $SPID2 2>/dev/null

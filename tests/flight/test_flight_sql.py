@@ -17,6 +17,7 @@ import adbc_driver_manager
 URI = os.environ.get("SQE_FLIGHT_URI", "grpc://127.0.0.1:32010")
 PID = int(os.environ.get("SQE_FLIGHT_PID", "0"))
 AUTH_URI = os.environ.get("SQE_FLIGHT_AUTH_URI")
+SERVER = os.environ.get("SQE_FLIGHT_SERVER")   # the flight_test_server binary, for own instances
 
 
 def connect(**kw):
@@ -400,3 +401,151 @@ def test_time_precision_units(conn):
     assert row["t2"] == datetime.datetime(2024, 1, 1, 10, 0, 0, 120000)
     assert row["m4"] == datetime.time(10, 0, 0, 123400)
     cur.close()
+
+
+# ---- prepared statement parameter types ----------------------------------------------------
+
+def test_parameter_schema_has_inferred_types(conn):
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE memory.default.ptypes (id bigint, name varchar, score double, d date)")
+    schema = cur.adbc_prepare("SELECT name FROM memory.default.ptypes WHERE id = ? AND score < ? "
+                              "AND d >= ?")
+    assert [f.type for f in schema] == [pa.int64(), pa.float64(), pa.date32()], schema
+    schema = cur.adbc_prepare("INSERT INTO memory.default.ptypes (score, id, name) VALUES (?, ?, ?)")
+    assert [f.type for f in schema] == [pa.float64(), pa.int64(), pa.string()], schema
+    schema = cur.adbc_prepare("SELECT ? AS anything")   # nothing fixes its type
+    assert [f.type for f in schema] == [pa.null()], schema
+    # values of other types still bind (coerced the way a literal would be)
+    cur.execute("INSERT INTO memory.default.ptypes (score, id, name) VALUES (?, ?, ?)",
+                (7, 1, "x"))
+    cur.execute("SELECT name, score FROM memory.default.ptypes WHERE id = ? AND score < ?", (1.0, 8))
+    assert cur.fetchall() == [("x", 7.0)]
+    cur.execute("SELECT ? AS anything", ("free",))
+    assert cur.fetchall() == [("free",)]
+    cur.close()
+
+
+# ---- GetXdbcTypeInfo -------------------------------------------------------------------------
+
+XDBC_COLUMNS = [
+    ("type_name", pa.string(), False), ("data_type", pa.int32(), False),
+    ("column_size", pa.int32(), True), ("literal_prefix", pa.string(), True),
+    ("literal_suffix", pa.string(), True), ("create_params", None, True),
+    ("nullable", pa.int32(), False), ("case_sensitive", pa.bool_(), False),
+    ("searchable", pa.int32(), False), ("unsigned_attribute", pa.bool_(), True),
+    ("fixed_prec_scale", pa.bool_(), False), ("auto_increment", pa.bool_(), True),
+    ("local_type_name", pa.string(), True), ("minimum_scale", pa.int32(), True),
+    ("maximum_scale", pa.int32(), True), ("sql_data_type", pa.int32(), False),
+    ("datetime_subcode", pa.int32(), True), ("num_prec_radix", pa.int32(), True),
+    ("interval_precision", pa.int32(), True)]
+
+
+def xdbc_type_info(data_type=None):
+    client = fl.FlightClient(URI)
+    try:
+        payload = b"" if data_type is None else b"\x08" + varint(data_type & 0xFFFFFFFFFFFFFFFF)
+        desc = fl.FlightDescriptor.for_command(any_cmd("CommandGetXdbcTypeInfo", payload))
+        info = client.get_flight_info(desc)
+        table = client.do_get(info.endpoints[0].ticket).read_all()
+        assert client.get_schema(desc).schema.equals(info.schema)
+        return info.schema, table
+    finally:
+        client.close()
+
+
+def test_xdbc_type_info():
+    schema, table = xdbc_type_info()
+    assert [(f.name, f.nullable) for f in schema] == [(n, nl) for n, _, nl in XDBC_COLUMNS]
+    for f, (_, t, _) in zip(schema, XDBC_COLUMNS):
+        if t is not None:
+            assert f.type == t, f
+    assert pa.types.is_list(schema.field("create_params").type)
+    rows = table.to_pylist()
+    by_name = {r["type_name"]: r for r in rows}
+    for name in ("boolean", "tinyint", "smallint", "integer", "bigint", "real", "double",
+                 "decimal", "varchar", "char", "varbinary", "date", "time", "timestamp",
+                 "timestamp with time zone", "interval day to second", "interval year to month",
+                 "array", "map", "row", "json", "uuid"):
+        assert name in by_name, name
+    assert [r["data_type"] for r in rows] == sorted(r["data_type"] for r in rows)
+    assert by_name["bigint"]["data_type"] == -5 and by_name["bigint"]["column_size"] == 19
+    assert by_name["varchar"]["data_type"] == 12 and by_name["varchar"]["create_params"] == ["length"]
+    assert by_name["varchar"]["literal_prefix"] == "'" and by_name["varchar"]["case_sensitive"]
+    assert by_name["decimal"]["create_params"] == ["precision", "scale"]
+    assert by_name["decimal"]["maximum_scale"] == 38
+    assert by_name["date"]["data_type"] == 91 and by_name["date"]["sql_data_type"] == 9
+    assert by_name["date"]["datetime_subcode"] == 1
+    assert by_name["boolean"]["create_params"] is None
+    assert all(r["nullable"] == 1 for r in rows)
+    # every type the engine can name exists: a CAST to each scalar type name parses
+    cur = connect().cursor()
+    for name in ("boolean", "tinyint", "smallint", "integer", "bigint", "real", "double",
+                 "decimal", "varchar", "char", "varbinary", "date", "time", "timestamp",
+                 "timestamp with time zone", "json", "uuid"):
+        cur.execute(f"SELECT CAST(NULL AS {name})")
+        assert cur.fetchall() == [(None,)]
+    cur.close()
+
+
+def test_xdbc_type_info_filter():
+    _, table = xdbc_type_info(-5)
+    assert table.column("type_name").to_pylist() == ["bigint"]
+    _, table = xdbc_type_info(93)
+    assert sorted(table.column("type_name").to_pylist()) == ["timestamp", "timestamp with time zone"]
+    _, table = xdbc_type_info(12345)
+    assert table.num_rows == 0
+
+
+# ---- slow clients ----------------------------------------------------------------------------
+
+def test_trickling_client_is_cut_by_the_idle_limit(tmp_path):
+    """A client that completes the HTTP/2 preface, then trickles a HEADERS frame one byte every
+    0.3 s (so keepalive sees it alive) is closed by the connection idle limit; a normal client
+    on the same server works meanwhile."""
+    import socket
+    import subprocess
+    if not SERVER:
+        pytest.skip("SQE_FLIGHT_SERVER is not set (run_flight_tests.sh sets it)")
+    out = open(tmp_path / "port", "w+")
+    proc = subprocess.Popen([SERVER, "--port", "0", "--request-timeout-ms", "2000",
+                             "--max-idle-ms", "4000"], stdout=out, stderr=subprocess.DEVNULL)
+    try:
+        port = None
+        for _ in range(100):
+            out.seek(0)
+            text = out.read()
+            if "PORT" in text:
+                port = int(text.split()[1])
+                break
+            time.sleep(0.1)
+        assert port, "flight_test_server did not start"
+        pre = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+        headers = b"\x00\x01\x90\x01\x04\x00\x00\x00\x01" + b"\x00" * 400
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(pre)
+        s.settimeout(0.3)
+        t0 = time.time()
+        closed = None
+        i = 0
+        with flight_sql.connect(f"grpc://127.0.0.1:{port}") as c2, c2.cursor() as cur:
+            while time.time() - t0 < 20:
+                try:
+                    s.sendall(headers[i:i + 1])
+                    i += 1
+                    if s.recv(4096) == b"":
+                        closed = time.time() - t0
+                        break
+                except socket.timeout:
+                    pass
+                except OSError:
+                    closed = time.time() - t0
+                    break
+            cur.execute("SELECT 1")
+            assert cur.fetchall() == [(1,)]
+        s.close()
+        assert closed is not None, "the trickling client was never disconnected"
+        assert closed >= 3, f"cut after {closed:.1f} s, before the 4 s idle limit"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        out.close()

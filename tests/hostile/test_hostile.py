@@ -701,10 +701,6 @@ def test_slowloris_both_ports(server):
     still_works(server)
 
 
-@pytest.mark.xfail(strict=True, reason="server gap: the Flight SQL port never disconnects a "
-                   "client that trickles a HEADERS frame (gRPC core has no request deadline and "
-                   "sqe sets no connection age / count limit); 300 such connections held 300 "
-                   "descriptors for 40 s, none was closed")
 def test_flight_slowloris_is_disconnected(server):
     n = 5
     req = PREFACE + frame(4, 0, 0, b"") + frame(1, 4, 1, b"\x00" * 400)
@@ -720,3 +716,90 @@ def test_flight_slowloris_is_disconnected(server):
         t.join()
     still_works(server)
     assert all(c is not None for c in closed), f"{closed.count(None)} of {n} still open"
+
+
+def test_flight_slowloris_after_preface_is_disconnected(server):
+    """Preface and SETTINGS at once, then half a HEADERS frame and silence (no PING ACK): the
+    server's keepalive PING goes unanswered and the connection is closed. (A client that keeps
+    trickling bytes counts as alive for keepalive; the idle limit ends it, see
+    tests/flight/test_flight_sql.py::test_trickling_client_is_cut_by_the_idle_limit.)"""
+    n = 5
+    req = PREFACE + frame(4, 0, 0, b"") + frame(1, 4, 1, b"\x00" * 400)[:100]
+    socks = [socket.create_connection(("127.0.0.1", server.flight_port), timeout=5) for _ in range(n)]
+    closed = [None] * n
+    t0 = time.time()
+    limit = 3 * REQUEST_TIMEOUT_S + 10
+    try:
+        for s in socks:
+            s.sendall(req)
+            s.settimeout(0.1)
+        while time.time() - t0 < limit and None in closed:
+            for k, s in enumerate(socks):
+                if closed[k] is not None:
+                    continue
+                try:
+                    while s.recv(4096) != b"":
+                        pass
+                    closed[k] = time.time() - t0
+                except socket.timeout:
+                    pass
+                except OSError:
+                    closed[k] = time.time() - t0
+    finally:
+        for s in socks:
+            s.close()
+    assert all(c is not None for c in closed), f"{closed.count(None)} of {n} still open after {limit} s"
+    assert min(closed) >= REQUEST_TIMEOUT_S - 1, f"cut too early: {closed}"
+    still_works(server)
+
+
+def test_flight_idle_connection_keeps_its_session(server):
+    """An idle ADBC connection (it answers PINGs) outlives several keepalive periods: its
+    anonymous session (keyed by the connection) still holds a prepared statement afterwards."""
+    import adbc_driver_flightsql.dbapi as fs
+    warnings.simplefilter("ignore")
+    with fs.connect(server.flight_uri) as conn, conn.cursor() as cur:
+        cur.adbc_prepare("SELECT ? + 1 AS v")
+        cur.execute("SELECT ? + 1 AS v", (1,))
+        assert cur.fetchall() == [(2,)]
+        time.sleep(REQUEST_TIMEOUT_S * 5)
+        cur.execute("SELECT ? + 1 AS v", (41,))      # the same prepared statement handle
+        assert cur.fetchall() == [(42,)]
+    still_works(server)
+
+
+def test_flight_slow_doget_is_not_cut(server):
+    """A DoGet read slowly for several request timeouts (the server waits on flow control
+    meanwhile) runs to the end: keepalive must not cut a live stream."""
+    flight = pytest.importorskip("pyarrow.flight")
+    import adbc_driver_flightsql.dbapi as fs
+    warnings.simplefilter("ignore")
+    sql = ("SELECT a * 1000 + b AS x, repeat('y', 50) AS pad FROM UNNEST(sequence(0, 199)) AS t(a) "
+           "CROSS JOIN UNNEST(sequence(1, 1000)) AS u(b)")
+    with fs.connect(server.flight_uri) as conn, conn.cursor() as cur:
+        cur.execute(sql)
+        t0 = time.time()
+        total = 0
+        for b in cur.fetch_record_batch():
+            total += b.num_rows
+            if time.time() - t0 < REQUEST_TIMEOUT_S * 4:
+                time.sleep(0.5)
+        assert total == 200000
+        assert time.time() - t0 >= REQUEST_TIMEOUT_S * 3, "the stream was too fast to test"
+    c = flight.connect(server.flight_uri)             # pyarrow's gRPC (C++ core) client too
+    try:
+        desc = flight.FlightDescriptor.for_command(
+            any_msg("CommandStatementQuery", pb_bytes(1, sql.encode())))
+        info = c.get_flight_info(desc)
+        rd = c.do_get(info.endpoints[0].ticket)
+        t0 = time.time()
+        total = 0
+        for chunk in rd:
+            total += chunk.data.num_rows
+            if time.time() - t0 < REQUEST_TIMEOUT_S * 4:
+                time.sleep(0.5)
+        assert total == 200000
+    finally:
+        c.close()
+    still_works(server)
+

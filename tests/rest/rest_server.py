@@ -5,8 +5,14 @@ Role: fetches the jars once (mvn dependency:copy-dependencies of server/pom.xml 
 with javac into .cache/maven-rest/classes when its source changed, and runs it on a free loopback
 port with a warehouse directory, bearer tokens and OAuth2 clients.
 
-INTERFACE: ensure_built(), RestServer(warehouse, tokens, clients, prefix).start()/stop(),
-  .uri, .log_lines(), .fail(status, count, match), .conflict(ns, table).
+With s3= (a dict: location "s3://bucket/prefix", endpoint, service_key "ID:SECRET", vend
+{user: "ID:SECRET"}) the catalog keeps its tables on that object store through Iceberg's
+S3FileIO; the extra jars (tests/rest_s3/pom.xml: iceberg-aws and the AWS SDK) are fetched once
+into .cache/maven-rest-s3/lib by ensure_s3_jars().
+
+INTERFACE: ensure_built(), ensure_s3_jars(), RestServer(warehouse, tokens, clients, prefix,
+  s3).start()/stop()/kill(), .uri, .log_lines(), .fail(status, count, match),
+  .conflict(ns, table).
 """
 import hashlib
 import os
@@ -21,6 +27,9 @@ LIB = os.path.join(CACHE, "lib")
 CLASSES = os.path.join(CACHE, "classes")
 SRC = os.path.join(HERE, "server", "RestCatalogServer.java")
 POM = os.path.join(HERE, "server", "pom.xml")
+S3_CACHE = os.path.join(ROOT, ".cache", "maven-rest-s3")
+S3_LIB = os.path.join(S3_CACHE, "lib")
+S3_POM = os.path.join(ROOT, "tests", "rest_s3", "pom.xml")
 
 
 def _hash(*paths):
@@ -53,8 +62,23 @@ def ensure_built():
             f.write(sh)
 
 
+def ensure_s3_jars():
+    """Fetches iceberg-aws and the AWS SDK jars once (idempotent)."""
+    os.makedirs(S3_CACHE, exist_ok=True)
+    stamp = os.path.join(S3_CACHE, "lib.stamp")
+    ph = _hash(S3_POM)
+    if not os.path.exists(stamp) or open(stamp).read().strip() != ph:
+        subprocess.run(["rm", "-rf", S3_LIB], check=True)
+        subprocess.run(["mvn", "-q", "-B", "-Dmaven.repo.local=" + os.path.join(CACHE, "m2"),
+                        "-f", S3_POM, "dependency:copy-dependencies",
+                        "-DoutputDirectory=" + S3_LIB, "-DincludeScope=runtime"], check=True)
+        with open(stamp, "w") as f:
+            f.write(ph)
+
+
 class RestServer:
-    def __init__(self, warehouse, tokens, clients=None, prefix="sqe"):
+    def __init__(self, warehouse, tokens, clients=None, prefix="sqe", s3=None):
+        self.s3 = s3
         self.warehouse = warehouse
         self.tokens = tokens            # token -> user
         self.clients = clients or {}    # "id:secret" -> token
@@ -70,9 +94,22 @@ class RestServer:
     def start(self, port=0):
         ensure_built()
         os.makedirs(self.warehouse, exist_ok=True)
-        cmd = ["java", "-Xmx512m", "-cp", CLASSES + ":" + LIB + "/*",
+        cp = CLASSES + ":" + LIB + "/*"
+        extra = []
+        if self.s3:
+            ensure_s3_jars()
+            cp += ":" + S3_LIB + "/*"
+            # moto checks signatures but not the SDK's newer default trailing checksums
+            extra = ["-Daws.requestChecksumCalculation=when_required",
+                     "-Daws.responseChecksumValidation=when_required"]
+        cmd = ["java", "-Xmx512m"] + extra + ["-cp", cp,
                "org.apache.iceberg.rest.RestCatalogServer", "--port", str(port),
                "--warehouse", self.warehouse, "--prefix", self.prefix, "--log", self.log_path]
+        if self.s3:
+            cmd += ["--location", self.s3["location"], "--s3-endpoint", self.s3["endpoint"],
+                    "--s3-key", self.s3["service_key"]]
+            for user, keys in self.s3.get("vend", {}).items():
+                cmd += ["--vend", "%s=%s" % (user, keys)]
         for tok, user in self.tokens.items():
             cmd += ["--token", "%s=%s" % (tok, user)]
         for cred, tok in self.clients.items():
@@ -98,6 +135,13 @@ class RestServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.proc = None
+
+    def kill(self):
+        """kill -9: the catalog dies wherever it is (fault tests)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
         self.proc = None
 
     def log_lines(self):

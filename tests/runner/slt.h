@@ -108,8 +108,10 @@ void slt_result_free(slt_result *r);
 
 /* Helpers shared by the connectors (slt_conn.c). */
 
-/* Opens the fresh database every connector starts from (threads and warehouse from opt). On
- * success the caller owns *db (sqe_db_close); on error *db is NULL and err says why. */
+/* Opens the fresh database every connector starts from (threads and warehouse from opt; with
+ * opt->rest_uri and a warehouse, the REST catalog as the default catalog "iceberg" instead, its
+ * namespace "default" created when missing). On success the caller owns *db (sqe_db_close); on
+ * error *db is NULL and err says why. */
 int slt_db_open(const slt_options *opt, sqe_db **db, sqe_error *err);
 /* Marks r failed with sqlstate and a formatted message (r's rows stay; the caller frees r). */
 void slt_result_fail(slt_result *r, const char *sqlstate, const char *fmt, ...)
@@ -133,6 +135,12 @@ struct slt_options {
     int verbose;              /* report every record */
     int threads;              /* engine threads per database (0 = default) */
     const char *warehouse;    /* Iceberg warehouse of the database, or NULL (set per file) */
+    /* --iceberg-rest: files under "iceberg/" use this REST catalog (as catalog "iceberg", with
+     * the static bearer token rest_token and vended S3 credentials, s3_endpoint path-style)
+     * instead of a fresh local warehouse; NULL: the local warehouse. */
+    const char *rest_uri;
+    const char *rest_token;
+    const char *s3_endpoint;
 };
 
 typedef struct slt_counts {

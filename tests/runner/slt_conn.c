@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/catalog_iceberg.h"
+#include "catalog/rest/rest_backend.h"
+#include "engine/engine.h"
 #include "slt.h"
 
 #define MAX_VALUES ((size_t)50 * 1000 * 1000)
@@ -89,13 +92,55 @@ int slt_result_push(slt_result *r, char *value, size_t *cap) {
     return 0;
 }
 
+/* Puts the REST catalog of opt in front of db's catalogs (the sessions' default) as "iceberg"
+ * and makes its namespace "default". */
+static int attach_rest(const slt_options *opt, sqe_db *db, sqe_error *err) {
+    rest_backend_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.uri = opt->rest_uri;
+    rc.token = opt->rest_token;
+    rc.service_identity = true;
+    rc.vended_credentials = true;
+    ice_backend *b = NULL;
+    catalog *c = NULL;
+    if (ice_backend_rest(&rc, &b, err) != SQE_OK ||
+        catalog_open_iceberg_backend("iceberg", b, &db->tracker, &c, err) != SQE_OK)
+        return -1;
+    catalog_storage_config sc = {.s3_endpoint = opt->s3_endpoint, .s3_path_style = true};
+    catalog **arr = realloc(db->catalogs, (db->n_catalogs + 2) * sizeof *arr);
+    if (catalog_iceberg_set_storage(c, &sc, err) != SQE_OK || !arr) {
+        if (arr) db->catalogs = arr;
+        else err_nomem(err, "catalog list");
+        catalog_destroy(c);
+        return -1;
+    }
+    memmove(arr + 1, arr, db->n_catalogs * sizeof *arr);
+    arr[0] = c;
+    db->catalogs = arr;
+    db->n_catalogs++;
+    arr[db->n_catalogs] = NULL;
+    sqe_conn *conn = NULL;
+    sqe_result *res = NULL;
+    int rc2 = sqe_connect(db, &conn, err);
+    if (!rc2) rc2 = sqe_query(conn, "CREATE SCHEMA IF NOT EXISTS iceberg.\"default\"", &res, err);
+    sqe_result_destroy(res);
+    sqe_disconnect(conn);
+    return rc2 ? -1 : 0;
+}
+
 int slt_db_open(const slt_options *opt, sqe_db **db, sqe_error *err) {
     sqe_db_options db_opts;
     memset(&db_opts, 0, sizeof db_opts);
     db_opts.threads = opt->threads;
-    db_opts.warehouse = opt->warehouse;
+    bool rest = opt->rest_uri && opt->warehouse;
+    db_opts.warehouse = rest ? NULL : opt->warehouse;
     *db = NULL;
     if (sqe_db_open(&db_opts, db, err) != SQE_OK) {
+        *db = NULL;
+        return -1;
+    }
+    if (rest && attach_rest(opt, *db, err) != 0) {
+        sqe_db_close(*db);
         *db = NULL;
         return -1;
     }

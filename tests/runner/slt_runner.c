@@ -2,7 +2,8 @@
  * slt_runner.c: main of the sqllogictest runner.
  *
  *   slt_runner [--rewrite] [--filter SUBSTR] [--jobs N] [--verbose] [--slow] [--connector NAME]
- *              [--threads N] [--timeout SEC] [--no-fork] PATH...
+ *              [--threads N] [--timeout SEC] [--no-fork]
+ *              [--iceberg-rest URI [--rest-token T] [--s3-endpoint URL]] PATH...
  *
  * Finds every *.test file under the paths (recursively, sorted; *.test_slow too with --slow),
  * runs each on a fresh database (slt_exec.c) and prints the failures, then the summary line
@@ -61,7 +62,12 @@ static const char usage_text[] =
     "                     server + gRPC client), both servers in-process on loopback\n"
     "  --threads N        engine threads per database (default: one per core)\n"
     "  --timeout SEC      fail a file that runs longer than SEC seconds (default 600)\n"
-    "  --no-fork          run every file inside this process (no crash isolation, no timeout)\n";
+    "  --no-fork          run every file inside this process (no crash isolation, no timeout)\n"
+    "  --iceberg-rest URI files under iceberg/ use this Iceberg REST catalog (default catalog\n"
+    "                     \"iceberg\", vended S3 credentials) instead of a fresh local warehouse;\n"
+    "                     the catalog should be empty for each run (one file per run)\n"
+    "  --rest-token T     bearer token sent to the REST catalog\n"
+    "  --s3-endpoint URL  S3 endpoint (path-style) when the catalog vends none\n";
 
 /* ---- discovery ------------------------------------------------------------------------------- */
 
@@ -256,6 +262,9 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--slow") == 0) opt.slow = 1;
         else if (strcmp(a, "--no-fork") == 0) opt.fork = 0;
         else if (strcmp(a, "--filter") == 0 && has_value) opt.filter = argv[++i];
+        else if (strcmp(a, "--iceberg-rest") == 0 && has_value) opt.run.rest_uri = argv[++i];
+        else if (strcmp(a, "--rest-token") == 0 && has_value) opt.run.rest_token = argv[++i];
+        else if (strcmp(a, "--s3-endpoint") == 0 && has_value) opt.run.s3_endpoint = argv[++i];
         else if (strcmp(a, "--jobs") == 0 && has_value && parse_int(argv[i + 1], 1, 1024, &v))
             opt.jobs = (int)v, i++;
         else if (strcmp(a, "--threads") == 0 && has_value && parse_int(argv[i + 1], 0, 4096, &v))

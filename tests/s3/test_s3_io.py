@@ -158,13 +158,133 @@ def test_wrong_secret_is_a_permission_error(server, tmp_path):
     assert "SignatureDoesNotMatch" in out and "denied" in out
 
 
-@pytest.mark.xfail(strict=True, reason="pq_writer writes local files only; the lead wires "
-                   "io_s3_upload_file into pq_writer_close (see the report)")
-def test_copy_to_s3(server):
-    r = sql(s3_env(server), f"COPY (SELECT x FROM unnest(sequence(1, 100)) AS t(x)) TO 's3://{server.bucket}/copy/x.parquet'")
+def test_copy_to_s3(server, tmp_path):
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    env = s3_env(server, TMPDIR=str(staging))
+    r = sql(env, f"COPY (SELECT x FROM unnest(sequence(1, 100)) AS t(x)) TO 's3://{server.bucket}/copy/x.parquet'")
     assert r.returncode == 0, r.stderr
-    r = sql(s3_env(server), f"SELECT sum(x) FROM read_parquet('s3://{server.bucket}/copy/x.parquet')")
-    assert "5050" in r.stdout
+    assert "100" in r.stdout  # the rows written
+    head = boto(server).get_object(Bucket=server.bucket, Key="copy/x.parquet")["Body"].read(4)
+    assert head == b"PAR1"
+    r = sql(env, f"SELECT sum(x) FROM read_parquet('s3://{server.bucket}/copy/x.parquet')")
+    assert "5050" in r.stdout, r.stderr
+    assert list(staging.iterdir()) == []  # the staging file and directory are gone
+
+
+def test_copy_to_s3_multipart(server, tmp_path):
+    """An output above SQE_S3_PART_SIZE (5 MiB here) goes up as a multipart upload."""
+    env = s3_env(server, SQE_S3_STATS="1")
+    rows = ("SELECT a + 10000 * b AS x FROM unnest(sequence(1, 10000)) AS t(a) "
+            "CROSS JOIN unnest(sequence(0, 29)) AS u(b)")  # 1 .. 300000
+    q = f"SELECT x, to_hex(md5(to_utf8(CAST(x AS VARCHAR)))) AS h FROM ({rows})"
+    r = sql(env, f"COPY ({q}) TO 's3://{server.bucket}/copy/big.parquet' WITH (compression 'none', dictionary false)")
+    assert r.returncode == 0, r.stderr
+    head = boto(server).head_object(Bucket=server.bucket, Key="copy/big.parquet")
+    assert head["ContentLength"] > 5 << 20
+    assert "-" in head["ETag"]  # a multipart ETag ("<md5>-<parts>")
+    r = sql(env, f"SELECT count(*), count(DISTINCT h), sum(x) FROM read_parquet('s3://{server.bucket}/copy/big.parquet')")
+    assert r.returncode == 0, r.stderr
+    assert "300000" in r.stdout and "45000150000" in r.stdout
+
+
+def test_copy_to_s3_failure_leaves_nothing(server, tmp_path):
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    key = "copyfail/x.parquet"
+    # the query fails after rows were written to the staging file
+    r = sql(s3_env(server, TMPDIR=str(staging)),
+            f"COPY (SELECT 10 / (a + 10000 * b - 50000) AS y FROM unnest(sequence(1, 10000)) AS t(a) "
+            f"CROSS JOIN unnest(sequence(0, 9)) AS u(b)) "
+            f"TO 's3://{server.bucket}/{key}'")
+    assert r.returncode != 0
+    assert "Division by zero" in r.stderr + r.stdout or "division by zero" in (r.stderr + r.stdout).lower()
+    # the upload is refused (wrong secret): the error says so and nothing is at the key
+    r = sql(s3_env(server, TMPDIR=str(staging), SQE_S3_SECRET_ACCESS_KEY="wrong"),
+            f"COPY (SELECT 1 AS a) TO 's3://{server.bucket}/{key}'")
+    assert r.returncode != 0
+    assert "SignatureDoesNotMatch" in r.stderr + r.stdout
+    assert "Contents" not in boto(server).list_objects_v2(Bucket=server.bucket, Prefix="copyfail/")
+    uploads = boto(server).list_multipart_uploads(Bucket=server.bucket).get("Uploads", [])
+    assert not [u for u in uploads if u["Key"].startswith("copyfail/")]
+    assert list(staging.iterdir()) == []
+    r = sql(s3_env(server), "COPY (SELECT 1 AS a) TO 's3://bucket-only' WITH (format 'parquet')")
+    assert r.returncode != 0 and "no key" in r.stderr + r.stdout
+
+
+# ---- parallel, coalesced range reads and the request counters -----------------------------------
+
+def stats_of(stderr):
+    """The counters of the driver's "stats ..." line or sqe's "sqe-s3-stats: ..." line."""
+    text = stderr.decode() if isinstance(stderr, bytes) else stderr
+    line = [x for x in text.splitlines() if x.startswith(("stats ", "sqe-s3-stats: "))][-1]
+    return {k: int(v) for k, v in (f.split("=") for f in line.split(" ") if "=" in f)}
+
+
+def test_read_many_coalesces_splits_and_counts(server, tmp_path):
+    data = os.urandom(20 << 20)
+    boto(server).put_object(Bucket=server.bucket, Key="many/obj.bin", Body=data)
+    uri = f"s3://{server.bucket}/many/obj.bin"
+    env = s3_env(server)
+    # three ranges within 256 KiB of each other (one overlapping) make one GET; one far away
+    # makes a second; a HEAD opens the object
+    ranges = [(1000, 5000), (100, 2000), (10000, 100), (200000, 50), (15 << 20, 777)]
+    r = driver(env, "many", uri, *[f"{o}:{n}" for o, n in ranges])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"".join(data[o:o + n] for o, n in ranges)
+    st = stats_of(r.stderr)
+    assert (st["get"], st["head"], st["requests"]) == (2, 1, 3)
+    assert st["bytes_in"] == (200050 - 100) + 777
+    # without coalescing each range is its own GET, sent in parallel
+    r = driver(s3_env(server, SQE_S3_COALESCE_BYTES="0"), "many", uri, *[f"{o}:{n}" for o, n in ranges])
+    assert r.returncode == 0 and r.stdout == b"".join(data[o:o + n] for o, n in ranges)
+    assert stats_of(r.stderr)["get"] == 4  # the overlapping pair still merges
+    # a 20 MiB read is split into 8 MiB parts fetched at once
+    r = driver(env, "many", uri, f"0:{20 << 20}")
+    assert r.returncode == 0 and r.stdout == data
+    assert stats_of(r.stderr)["get"] == 3
+    r = driver(env, "many-known", uri, "5:10", "50:10")  # size known: no HEAD
+    assert r.stdout == data[5:15] + data[50:60]
+    assert (stats_of(r.stderr)["get"], stats_of(r.stderr)["head"]) == (1, 0)
+    r = driver(env, "many-known", f"s3://{server.bucket}/many/gone.bin", "5:10")
+    assert r.returncode == 1 and b"s3://sqe-test/many/gone.bin" in r.stderr  # NOT_FOUND on read
+    r = driver(env, "get", uri, "0", str(20 << 20))  # s3_get_range itself never splits
+    assert r.stdout == data and stats_of(r.stderr)["get"] == 1
+
+
+def test_read_many_from_threads_shares_connections(server):
+    data = os.urandom(3 << 20)
+    boto(server).put_object(Bucket=server.bucket, Key="many/threads.bin", Body=data)
+    ranges = [(i * 300000, 1000 + i) for i in range(10)]
+    r = driver(s3_env(server, SQE_S3_COALESCE_BYTES="0"), "threads", "8",
+               f"s3://{server.bucket}/many/threads.bin", *[f"{o}:{n}" for o, n in ranges])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"".join(data[o:o + n] for o, n in ranges)
+    st = stats_of(r.stderr)
+    assert st["get"] == 8 * 5 * 10 and st["head"] == 8 * 5
+
+
+def test_read_many_missing_and_denied(server):
+    r = driver(s3_env(server), "many", f"s3://{server.bucket}/many/none.bin", "0:10", "100:10")
+    assert r.returncode == 1 and f"s3://{server.bucket}/many/none.bin".encode() in r.stderr
+    boto(server).put_object(Bucket=server.bucket, Key="many/short.bin", Body=b"x" * 1000)
+    r = driver(s3_env(server, SQE_S3_COALESCE_BYTES="0"), "many",
+               f"s3://{server.bucket}/many/short.bin", "0:10", "900:200")
+    assert r.returncode == 1 and b"short.bin" in r.stderr
+
+
+def test_stats_line_of_a_query(server, tmp_path):
+    p = local_parquet(tmp_path, "st.parquet", "SELECT x, x * 3 AS y FROM unnest(sequence(1, 10000)) AS t(x)")
+    boto(server).upload_file(str(p), server.bucket, "stats/st.parquet")
+    r = sql(s3_env(server, SQE_S3_STATS="1"), f"SELECT sum(y) FROM read_parquet('s3://{server.bucket}/stats/st.parquet')")
+    assert r.returncode == 0, r.stderr
+    assert "150015000" in r.stdout
+    st = stats_of(r.stderr)
+    assert st["head"] >= 1 and st["get"] >= 2 and st["put"] == st["list"] == st["delete"] == 0
+    assert st["requests"] == st["get"] + st["head"]
+    assert 0 < st["bytes_in"] <= 3 * p.stat().st_size
+    r = sql(s3_env(server), "SELECT 1")
+    assert "sqe-s3-stats" not in r.stderr  # off unless asked for
 
 
 # ---- retries behind a proxy that fails every third request ------------------------------------

@@ -31,6 +31,7 @@ typedef struct rest_impl {
     char *warehouse_param, *client_prefix, *location_root;
     char *static_token, *client_id, *client_secret, *scope, *token_uri;
     bool vended;
+    bool service_identity;         /* never send the session token */
     pthread_mutex_t lock;          /* everything below */
     bool configured;
     char *base;                    /* "/v1/<prefix>" or "/v1" */
@@ -60,7 +61,8 @@ static int current_token(rest_impl *r, bool force_refresh, char **tok, bool *fro
                          sqe_error *err) {
     *tok = NULL;
     *from_oauth = false;
-    if (tl_token) return (*tok = strdup(tl_token)) ? SQE_OK : err_nomem(err, "token");
+    if (tl_token && !r->service_identity)
+        return (*tok = strdup(tl_token)) ? SQE_OK : err_nomem(err, "token");
     if (r->static_token) return (*tok = strdup(r->static_token)) ? SQE_OK : err_nomem(err, "token");
     if (!r->client_id) return SQE_OK;
     *from_oauth = true;
@@ -808,6 +810,17 @@ static int commit_base(rest_impl *r, const char *ns, const char *name, const cha
     return *out ? SQE_OK : bad_response(r, "load table (cached metadata)", err);
 }
 
+
+/* err (the transport or HTTP error of a commit) becomes COMMIT_STATE_UNKNOWN, its SQLSTATE
+ * included, with the table and the rule for the caller in front. */
+static int commit_state_unknown(sqe_error *err, const char *ns, const char *name) {
+    char msg[sizeof err->message];
+    snprintf(msg, sizeof msg, "%s", err ? err->message : "");
+    return err_set(err, REST_ERR_COMMIT_STATE_UNKNOWN,
+                   "Commit state unknown for table %s.%s (the files written are kept): %s", ns,
+                   name, msg);
+}
+
 static int rb_commit(void *impl, const char *ns, const char *name, const char *expected,
                      const ice_metadata *new_meta, arena *a, char **loc_out, sqe_error *err) {
     rest_impl *r = impl;
@@ -843,20 +856,16 @@ static int rb_commit(void *impl, const char *ns, const char *name, const char *e
     if (rc) {
         if (rc == SQE_ERR_IO_ERROR && !not_sent) {
             cache_evict(r, ns, name);
-            err_prefix(err, "Commit state unknown for table %s.%s (the files written are kept)",
-                       ns, name);
-            rc = REST_ERR_COMMIT_STATE_UNKNOWN;
+            rc = commit_state_unknown(err, ns, name);
         } else if (rc == SQE_ERR_IO_ERROR) {
             err_prefix(err, "Commit to table %s.%s failed (nothing was committed)", ns, name);
         }
         return rc;
     }
     if (resp.status >= 500 || resp.status == 0) {
-        rc = rest_client_http_error(&resp, "commit table", err);
-        err_prefix(err, "Commit state unknown for table %s.%s (the files written are kept)", ns,
-                   name);
+        rest_client_http_error(&resp, "commit table", err);
         cache_evict(r, ns, name);
-        rc = REST_ERR_COMMIT_STATE_UNKNOWN;
+        rc = commit_state_unknown(err, ns, name);
     } else if (resp.status < 200 || resp.status >= 300) {
         rc = rest_client_http_error(&resp, "commit table", err);
         if (resp.status == 409) {
@@ -981,6 +990,7 @@ int ice_backend_rest(const rest_backend_config *cfg, ice_backend **out, sqe_erro
     pthread_mutex_init(&r->lock, NULL);
     r->client = client;
     r->vended = cfg->vended_credentials;
+    r->service_identity = cfg->service_identity;
     r->warehouse_param = dupn(cfg->warehouse);
     r->client_prefix = dupn(cfg->prefix);
     r->static_token = cfg->token && *cfg->token ? strdup(cfg->token) : NULL;

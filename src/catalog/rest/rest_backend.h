@@ -12,8 +12,9 @@
  * requirements + updates (rest_commit.h) computed from the cached base version; drop; rename.
  *
  * Identity: each request carries a bearer token: the calling thread's session token
- * (rest_backend_set_session_token) when set, else the configured static token, else one
- * obtained with OAuth2 client credentials (cached until it expires; refreshed once on a 401).
+ * (rest_backend_set_session_token) when set (unless cfg->service_identity), else the configured
+ * static token, else one obtained with OAuth2 client credentials (cached until it expires;
+ * refreshed once on a 401), else none.
  * Cached table versions are kept per token, so one user never sees a version loaded with
  * another user's token.
  *
@@ -51,6 +52,9 @@ typedef struct rest_backend_config {
     const char *oauth2_scope;         /* NULL = "catalog" */
     const char *oauth2_token_uri;     /* NULL = <uri>/v1/oauth/tokens */
     bool vended_credentials;          /* send X-Iceberg-Access-Delegation: vended-credentials */
+    bool service_identity;            /* true: every request carries the configured token (static
+                                         or client credentials), never a session token; false:
+                                         the calling thread's session token wins when set */
     rest_client_config http;          /* timeouts, retries, breaker (uri ignored) */
 } rest_backend_config;
 

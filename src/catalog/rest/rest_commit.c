@@ -49,7 +49,8 @@ static bool get_int(diff *d, json_t *o, const char *key, json_int_t *v, bool req
         *v = json_integer_value(j);
         return true;
     }
-    if (required || j) d->bad = d->bad ? d->bad : key;
+    /* null is absent (Iceberg Java writes "current-snapshot-id": null for v3 tables) */
+    if (required || (j && !json_is_null(j))) d->bad = d->bad ? d->bad : key;
     return false;
 }
 

@@ -28,6 +28,7 @@ static size_t cache_bytes;
 
 static void file_free(pq_file *f) {
     arena_destroy(&f->a);
+    io_identity_unref(f->id);
     free(f->path);
     free(f);
 }
@@ -86,15 +87,21 @@ static void cache_evict_locked(void) {
 }
 
 int pq_file_open(const char *path, pq_file **out, sqe_error *err) {
+    return pq_file_open_as(path, NULL, out, err);
+}
+
+int pq_file_open_as(const char *path, const io_identity *id, pq_file **out, sqe_error *err) {
     *out = NULL;
     io_file *io;
-    SQE_TRY(io_open(path, &io, err));
+    SQE_TRY(io_open_as(path, id, &io, err));
     uint64_t size = io_size(io);
     int64_t version = io_version(io);
     pthread_mutex_lock(&cache_lock);
     for (uint32_t i = 0; i < cache_n; i++) {
         pq_file *c = cache[i];
-        if (c->size == size && c->version == version && strcmp(c->path, path) == 0) {
+        /* identities are interned (io_identity_create): same credentials, same pointer */
+        if (c->id == id && c->size == size && c->version == version &&
+            strcmp(c->path, path) == 0) {
             memmove(cache + 1, cache, i * sizeof *cache);
             cache[0] = c;
             atomic_fetch_add(&c->refs, 1);
@@ -113,6 +120,7 @@ int pq_file_open(const char *path, pq_file **out, sqe_error *err) {
     }
     arena_init(&f->a, NULL);
     atomic_init(&f->refs, 1);
+    f->id = io_identity_ref(id);
     f->size = size;
     f->version = version;
     int rc = read_footer(io, f, err);
@@ -122,9 +130,9 @@ int pq_file_open(const char *path, pq_file **out, sqe_error *err) {
         return rc;
     }
     pthread_mutex_lock(&cache_lock);
-    /* Drop a stale entry for the same path. */
+    /* Drop a stale entry for the same path and identity. */
     for (uint32_t i = 0; i < cache_n; i++) {
-        if (strcmp(cache[i]->path, path) == 0) {
+        if (cache[i]->id == id && strcmp(cache[i]->path, path) == 0) {
             pq_file *old = cache[i];
             memmove(cache + i, cache + i + 1, (cache_n - i - 1) * sizeof *cache);
             cache_n--;
@@ -165,7 +173,7 @@ int64_t pq_file_dictionary_size(const pq_file *f, uint32_t g, uint32_t leaf) {
     size_t len = f->size - (uint64_t)off < sizeof buf ? (size_t)(f->size - (uint64_t)off) : sizeof buf;
     io_file *io;
     sqe_error err;
-    if (io_open(f->path, &io, &err) != SQE_OK) return -1;
+    if (io_open_as(f->path, f->id, &io, &err) != SQE_OK) return -1;
     int rc = io_read(io, (uint64_t)off, len, buf, &err);
     io_close(io);
     if (rc) return -1;

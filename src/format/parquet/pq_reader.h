@@ -10,9 +10,11 @@
  *     pq_rg_close(r);
  *   pq_file_release(f);
  *
- * The footer cache is keyed by path, size and version (mtime), so a changed file is re-read;
- * entries are shared between queries and threads (reference counted) and evicted least recently
- * used beyond a byte budget.
+ * The footer cache is keyed by path, size, version (mtime / ETag) and identity, so a changed
+ * file is re-read and one user's entry is never served to another; entries are shared between
+ * queries and threads (reference counted) and evicted least recently used beyond a byte budget.
+ * A file opened as an identity (pq_file_open_as: a user's object-store credentials) keeps a
+ * reference to it, and every later read of the file (row groups, on any thread) uses it.
  */
 #ifndef SQE_FORMAT_PARQUET_PQ_READER_H
 #define SQE_FORMAT_PARQUET_PQ_READER_H
@@ -38,12 +40,16 @@ typedef struct pq_file {
     /* private */
     arena a;
     size_t footer_bytes;
+    io_identity *id;             /* reference; NULL: the environment's credentials */
     _Atomic int refs;
 } pq_file;
 
 /* Opens path (through the footer cache). On success *out holds a reference the caller drops
  * with pq_file_release. Errors: those of io_open, INVALID_FILE, NOT_SUPPORTED (encrypted). */
 int pq_file_open(const char *path, pq_file **out, sqe_error *err);
+/* pq_file_open as identity id (io_open_as; NULL is pq_file_open). The file keeps a reference to
+ * id for its later reads. */
+int pq_file_open_as(const char *path, const io_identity *id, pq_file **out, sqe_error *err);
 void pq_file_release(pq_file *f);
 /* Empties the footer cache (entries in use stay alive until released). */
 void pq_file_cache_clear(void);

@@ -89,7 +89,7 @@ static int select_pages(pq_rg_reader *r, const pq_predicate *preds, uint32_t n_p
         const pq_column_chunk *cc = &rg->columns[p->leaf->leaf];
         if (!cc->has_offset_index || !cc->has_column_index) continue;
         if (!io) {
-            rc = io_open(r->f->path, &io, err);
+            rc = io_open_as(r->f->path, r->f->id, &io, err);
             if (rc) break;
         }
         uint8_t *ci, *oi;
@@ -188,7 +188,7 @@ static int read_chunks(pq_rg_reader *r, const bool *used, sqe_error *err) {
     r->bufs = calloc(n ? n : 1, sizeof *r->bufs);
     if (!rc && !r->bufs) rc = err_nomem(err, "Parquet buffers");
     io_file *io = NULL;
-    if (!rc && n) rc = io_open(r->f->path, &io, err);
+    if (!rc && n) rc = io_open_as(r->f->path, r->f->id, &io, err);
     if (!rc && io && (io_size(io) != r->f->size || io_version(io) != r->f->version))
         rc = err_set(err, SQE_ERR_IO_ERROR, "File %s changed while it was being read", r->f->path);
     for (uint32_t i = 0; i < n && !rc;) {

@@ -9,9 +9,13 @@
  *   users file only. mode = "anonymous" (the embedded default): the users file first when one
  *   is configured (so Basic credentials are still checked), then anonymous access, from
  *   loopback peers only unless anonymous_loopback_only = false.
+ * - Users' own bearer tokens: when a REST catalog uses auth = "session_bearer", a "Bearer" token
+ *   that is no SQE session is accepted if that catalog accepts it (auth_catalog.h; principal =
+ *   the claimed user), and hook catalog_token hands it to the front end to forward.
  * - Directories: [session] dir "" means <data_dir>/sessions; data_dir is created when needed.
  */
 #include "server/core/srv_core.h"
+#include "server/core/auth_catalog.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 
 struct srv_core {
     auth_chain *auth;
+    auth_catalog *catalog_bearer; /* REST catalog that checks users' own bearer tokens, or NULL */
     session_store *sessions;
     limits *limits;
     health_state health;
@@ -38,6 +43,15 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
         while (*tok == ' ') tok++;
         char *p = NULL;
         int rc = session_store_resolve(core->sessions, tok, &p, NULL, err);
+        if (rc && core->catalog_bearer) {
+            /* not an SQE session: the user's own token, if the REST catalog accepts it */
+            const char *name = user && *user ? user : "bearer";
+            if (!auth_user_name_valid(name))
+                return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name");
+            SQE_TRY(auth_catalog_check(core->catalog_bearer, tok, err));
+            if (!(*principal = strdup(name))) return err_nomem(err, "principal");
+            return SQE_OK;
+        }
         if (rc) return rc;
         if (user && *user && strcmp(user, p) != 0) {
             free(p);
@@ -49,6 +63,15 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
     }
     auth_request req = {authorization, user, peer};
     return auth_chain_authenticate(core->auth, &req, principal, err);
+}
+
+static void hook_catalog_token(void *ud, const char *authorization, char **token) {
+    srv_core *core = ud;
+    *token = NULL;
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0) return;
+    const char *tok = authorization + 7;
+    while (*tok == ' ') tok++;
+    if (auth_catalog_known(core->catalog_bearer, tok)) *token = strdup(tok);
 }
 
 static int hook_session_open(void *ud, const char *principal, char **token, sqe_error *err) {
@@ -156,6 +179,7 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
                 fprintf(stderr, "sqe serve: saved sessions not restored: %s\n", e2.message);
         }
     }
+    if (!rc) rc = auth_catalog_create(cfg, &core->catalog_bearer, err);
     if (rc) {
         srv_core_destroy(core);
         return rc;
@@ -169,6 +193,7 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
         .session_close = hook_session_close,
         .admit = hook_admit,
         .release = hook_release,
+        .catalog_token = hook_catalog_token,
     };
     *out = core;
     return SQE_OK;
@@ -185,5 +210,6 @@ void srv_core_destroy(srv_core *core) {
     session_store_destroy(core->sessions);
     limits_destroy(core->limits);
     auth_chain_destroy(core->auth);
+    auth_catalog_destroy(core->catalog_bearer);
     free(core);
 }

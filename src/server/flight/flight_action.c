@@ -48,17 +48,31 @@ static int create_prepared(flight_call *fc, const flight_cmd *cmd, sqe_error *er
     int rc = sqe_prepare(conn, sql, &stmt, err);
     int n_params = rc ? 0 : sqe_stmt_param_count(stmt);
     bool is_query = flight_statement_returns_rows(conn, sql);
+    /* Parameter types from where each `?` stands; unknown ones stay Arrow null (any value binds). */
+    sqe_type *ptypes = rc ? NULL : calloc((size_t)n_params + 1, sizeof *ptypes);
+    if (!rc && !ptypes) rc = err_nomem(err, "parameter schema");
+    for (int i = 0; !rc && i < n_params; i++) {
+        const char *tn = sqe_stmt_param_type(stmt, i + 1);
+        if (type_parse(tn, strlen(tn), &ptypes[i]) != 0) ptypes[i] = type_make(TYPE_UNKNOWN);
+    }
     if (stmt) sqe_stmt_destroy(stmt);
     sqe_disconnect(conn);
-    SQE_TRY(rc);
+    if (rc) {
+        free(ptypes);
+        return rc;
+    }
     flight_prepared *p = calloc(1, sizeof *p);
-    if (!p) return err_nomem(err, "prepared statement");
+    if (!p) {
+        free(ptypes);
+        return err_nomem(err, "prepared statement");
+    }
     flight_random_handle(p->handle);
     p->sql = strdup(sql);
     p->session_key = strdup(fc->session_key);
     p->n_params = n_params;
     p->is_query = is_query;
     if (!p->sql || !p->session_key) {
+        free(ptypes);
         flight_prepared_free(p);
         return err_nomem(err, "prepared statement");
     }
@@ -78,7 +92,7 @@ static int create_prepared(flight_call *fc, const flight_cmd *cmd, sqe_error *er
             for (int i = 0; i < n_params; i++) {
                 snprintf(names[i], sizeof names[i], "parameter_%d", i + 1);
                 cols[i].name = names[i];
-                cols[i].type = type_make(TYPE_UNKNOWN);
+                cols[i].type = ptypes[i];
                 cols[i].nullable = true;
             }
             arrow_schema s;
@@ -116,6 +130,7 @@ static int create_prepared(flight_call *fc, const flight_cmd *cmd, sqe_error *er
         }
         free(any);
     }
+    free(ptypes);
     flight_prepared_free(p);
     arrow_buf_reset(&dataset);
     arrow_buf_reset(&params);

@@ -114,6 +114,9 @@ typedef struct flight_ticket {
     bool in_use;                /* a DoGet streams it */
     bool admitted;              /* hooks.release is owed for principal */
     char *principal;
+    char *catalog_token;        /* the caller's own bearer token for REST catalogs (made on
+                                   this call's thread, fetched by DoGet maybe on another), or
+                                   NULL; never logged */
     int64_t created_ms;
     struct flight_ticket *next;
 } flight_ticket;
@@ -159,7 +162,12 @@ typedef struct flight_call {
     volatile int *cancel_target;/* set to 1 when the client cancels or goes away */
     char peer[128];
     char *principal;
-    char *session_key;
+    char *session_key;          /* "principal:<user>@<peer>" (no token), "principal:<user>@
+                                   bearer:<token>" (a REST catalog's token: not an SQE session,
+                                   never saved), else the SQE session token */
+    char *catalog_token;        /* the caller's own bearer token the REST catalog accepted
+                                   (hooks.catalog_token), forwarded on every catalog call of
+                                   this call's statements; NULL for SQE sessions */
     char *reply_authorization;  /* sent in the initial metadata (Handshake) */
     int grpc_status;            /* status to send for an error (0 = from the error code) */
 } flight_call;

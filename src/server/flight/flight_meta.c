@@ -1,6 +1,7 @@
 /*
  * flight_meta.c: Flight SQL metadata commands: GetCatalogs, GetDbSchemas, GetTables (with
- * include_schema), GetTableTypes, GetXdbcTypeInfo and the key commands (empty results).
+ * include_schema), GetTableTypes, GetXdbcTypeInfo (one row per SQE type) and the key commands
+ * (empty results).
  *
  * INTERFACE: flight_meta_result (flight_int.h).
  * NOTES: the rows come from SHOW CATALOGS / SHOW SCHEMAS FROM c / SHOW TABLES FROM c.s run
@@ -147,6 +148,104 @@ static int table_schema(flight_call *fc, const char *c, const char *s, const cha
     sqe_disconnect(conn);
     return rc;
 }
+
+/* ---- GetXdbcTypeInfo: one row per SQE type -------------------------------------------------- */
+
+#define NONE INT32_MIN /* a NULL int32 cell */
+
+/* One SQE type as ODBC/JDBC describe it (FlightSql.proto CommandGetXdbcTypeInfo). data_type is
+ * an XdbcDataType (java.sql.Types codes; nested types use JDBC's ARRAY / JAVA_OBJECT / STRUCT,
+ * which XdbcDataType lacks); sql_data_type and datetime_subcode follow ODBC (SQL_DATETIME = 9
+ * with subcodes 1 date, 2 time, 3 timestamp; SQL_INTERVAL = 10 with 107 year to month, 110 day
+ * to second). unsigned_attribute: -1 = NULL (not numeric). */
+typedef struct xdbc_type {
+    const char *name;
+    int32_t data_type, column_size;
+    const char *prefix, *suffix, *params; /* params: comma-separated create_params or NULL */
+    bool case_sensitive;
+    int32_t searchable; /* 0 none, 1 LIKE only, 2 all but LIKE, 3 all */
+    int unsigned_attribute;
+    int32_t min_scale, max_scale, sql_data_type, subcode, radix;
+} xdbc_type;
+
+/* Ordered by data_type, then type_name, as the specification asks. */
+static const xdbc_type xdbc_types[] = {
+    {"boolean", -7, 1, NULL, NULL, NULL, false, 2, -1, NONE, NONE, -7, NONE, NONE},
+    {"tinyint", -6, 3, NULL, NULL, NULL, false, 2, 0, 0, 0, -6, NONE, 10},
+    {"bigint", -5, 19, NULL, NULL, NULL, false, 2, 0, 0, 0, -5, NONE, 10},
+    {"varbinary", -3, 2147483647, "X'", "'", NULL, false, 2, -1, NONE, NONE, -3, NONE, NONE},
+    {"uuid", -2, 16, "UUID '", "'", NULL, false, 2, -1, NONE, NONE, -2, NONE, NONE},
+    {"json", -1, 2147483647, "JSON '", "'", NULL, true, 0, -1, NONE, NONE, -1, NONE, NONE},
+    {"char", 1, 65536, "'", "'", "length", true, 3, -1, NONE, NONE, 1, NONE, NONE},
+    {"decimal", 3, 38, NULL, NULL, "precision,scale", false, 2, 0, 0, 38, 3, NONE, 10},
+    {"integer", 4, 10, NULL, NULL, NULL, false, 2, 0, 0, 0, 4, NONE, 10},
+    {"smallint", 5, 5, NULL, NULL, NULL, false, 2, 0, 0, 0, 5, NONE, 10},
+    {"real", 7, 24, NULL, NULL, NULL, false, 2, 0, NONE, NONE, 7, NONE, 2},
+    {"double", 8, 53, NULL, NULL, NULL, false, 2, 0, NONE, NONE, 8, NONE, 2},
+    {"interval day to second", 10, 29, "INTERVAL '", "' DAY TO SECOND", NULL, false, 2, -1, 3, 3,
+     10, 110, NONE},
+    {"interval year to month", 10, 22, "INTERVAL '", "' YEAR TO MONTH", NULL, false, 2, -1, NONE,
+     NONE, 10, 107, NONE},
+    {"varchar", 12, 2147483647, "'", "'", "length", true, 3, -1, NONE, NONE, 12, NONE, NONE},
+    {"date", 91, 10, "DATE '", "'", NULL, false, 2, -1, NONE, NONE, 9, 1, NONE},
+    {"time", 92, 15, "TIME '", "'", "precision", false, 2, -1, 0, 12, 9, 2, NONE},
+    {"timestamp", 93, 26, "TIMESTAMP '", "'", "precision", false, 2, -1, 0, 12, 9, 3, NONE},
+    {"timestamp with time zone", 93, 33, "TIMESTAMP '", "'", "precision", false, 2, -1, 0, 12, 9,
+     3, NONE},
+    {"map", 2000, NONE, NULL, NULL, "key_type,value_type", false, 0, -1, NONE, NONE, 2000, NONE,
+     NONE},
+    {"row", 2002, NONE, NULL, NULL, "field_definitions", false, 0, -1, NONE, NONE, 2002, NONE,
+     NONE},
+    {"array", 2003, NONE, NULL, NULL, "element_type", false, 0, -1, NONE, NONE, 2003, NONE, NONE},
+};
+
+/* Sets row `row` of the list<utf8> vector v to the comma-separated names of params. */
+static int set_string_list(vec *v, uint32_t row, const char *params, sqe_error *err) {
+    vec *child = &v->children[0];
+    uint32_t start = v->child_len, n = 0;
+    for (const char *p = params; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        SQE_TRY(vec_reserve(child, start + n + 1, err));
+        bool ok = true;
+        VEC_DATA(child, sqe_str)[start + n] = vec_str_copy(child, p, (uint32_t)len, &ok);
+        if (!ok) return err_nomem(err, "type info");
+        n++;
+        p = comma ? comma + 1 : p + len;
+    }
+    v->child_len = start + n;
+    VEC_DATA(v, sqe_list_entry)[row] = (sqe_list_entry){start, n};
+    if (v->validity) v->validity[row >> 6] |= (uint64_t)1 << (row & 63);
+    return SQE_OK;
+}
+
+static int xdbc_rows(sqe_result *r, bool filter, int32_t want, sqe_error *err) {
+    for (size_t i = 0; i < sizeof xdbc_types / sizeof xdbc_types[0]; i++) {
+        const xdbc_type *t = &xdbc_types[i];
+        if (filter && t->data_type != want) continue;
+        char num[7][16];
+        const int32_t ints[] = {t->data_type, t->column_size, t->searchable, t->min_scale,
+                                t->max_scale, t->sql_data_type, t->subcode};
+        for (int k = 0; k < 7; k++) snprintf(num[k], sizeof num[k], "%d", (int)ints[k]);
+        char radix[16];
+        snprintf(radix, sizeof radix, "%d", (int)t->radix);
+        const char *cells[19] = {
+            t->name, num[0], t->column_size == NONE ? NULL : num[1], t->prefix, t->suffix,
+            NULL, "1", t->case_sensitive ? "true" : "false", num[2],
+            t->unsigned_attribute < 0 ? NULL : t->unsigned_attribute ? "true" : "false",
+            "false", t->unsigned_attribute < 0 ? NULL : "false", t->name,
+            t->min_scale == NONE ? NULL : num[3], t->max_scale == NONE ? NULL : num[4], num[5],
+            t->subcode == NONE ? NULL : num[6], t->radix == NONE ? NULL : radix, NULL};
+        SQE_TRY(add_row(r, cells, NULL, err));
+        vec_chunk *c = r->chunks[r->n_chunks - 1];
+        vec *pv = &c->cols[5];
+        if (t->params) SQE_TRY(set_string_list(pv, c->count - 1, t->params, err));
+        else VEC_DATA(pv, sqe_list_entry)[c->count - 1] = (sqe_list_entry){pv->child_len, 0};
+    }
+    return SQE_OK;
+}
+
+#undef NONE
 
 static int meta_result(flight_call *fc, const flight_cmd *cmd, sqe_result **out,
                        const bool **not_null, sqe_error *err) {
@@ -312,6 +411,8 @@ static int meta_result(flight_call *fc, const flight_cmd *cmd, sqe_result **out,
         sqe_type ts[] = {vc, i32, i32, vc, vc, lst, i32, bo, i32, bo, bo, bo, vc, i32, i32, i32,
                          i32, i32, i32};
         rc = engine_result_create(19, names, ts, &r, err);
+        const Arrow__Flight__Protocol__Sql__CommandGetXdbcTypeInfo *q = (const void *)cmd->msg;
+        if (!rc) rc = xdbc_rows(r, q->_data_type_case != 0, q->data_type, err);
         *not_null = nn;
         break;
     }

@@ -14,8 +14,11 @@
  * cancel_all_calls make every pending request fail, so the workers fall out of their loops.
  * Authentication follows Flight's Handshake: Basic credentials in the Handshake's
  * `authorization` header give a bearer token in the response headers, and every later call must
- * carry `authorization: Bearer <token>` (resolved through srv_hooks). With no hooks, anything is
- * accepted and tokens are random handles.
+ * carry `authorization: Bearer <token>` (resolved through srv_hooks). A bearer token that is no
+ * SQE session may be the user's own token for a REST catalog (auth = "session_bearer"): accepted
+ * when that catalog accepts it, and set as the worker thread's REST session token for the whole
+ * call (tickets keep a copy for DoGet). With no hooks, anything is accepted and tokens are
+ * random handles.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +28,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "catalog/rest/rest_backend.h"
 #include "common/err.h"
 #include "server/flight/flight_int.h"
 
@@ -43,6 +47,8 @@ void flight_server_options_init(flight_server_options *opts) {
     opts->max_message_bytes = 4u << 20;
     opts->max_receive_bytes = 64u << 20;
     opts->ticket_timeout_ms = 300000;
+    opts->request_timeout_ms = 30000;
+    opts->max_idle_ms = 3600000;
 }
 
 uint16_t flight_server_port(const flight_server *srv) { return srv->port; }
@@ -263,6 +269,46 @@ static int auth_fail(flight_call *fc, sqe_error *err, const char *why) {
     return err_set(err, SQE_ERR_PERMISSION_DENIED, "%s", why);
 }
 
+/* A bearer token that is no SQE session: the user's own token for a REST catalog, accepted when
+ * that catalog accepts it (hooks.authenticate asks it; hooks.catalog_token hands it back for
+ * forwarding). The claimed user is the optional `x-sqe-user` header ("bearer" without one).
+ * The session is keyed by user and token ("principal:<user>@bearer:<token>": the "principal:"
+ * prefix keeps it out of the session store, which does not know the token). */
+static int catalog_bearer(flight_call *fc, const char *authz, char **principal, sqe_error *err) {
+    const srv_hooks *h = &fc->srv->opts.hooks;
+    if (err) err_clear(err);
+    char *user = header_dup(fc, "x-sqe-user");
+    int rc = h->authenticate(h->ud, authz, user, fc->peer, principal, err);
+    free(user);
+    if (rc) return auth_fail(fc, err, "invalid bearer token");
+    char *token = NULL;
+    h->catalog_token(h->ud, authz, &token);
+    if (!token) {
+        free(*principal);
+        *principal = NULL;
+        return auth_fail(fc, err, "the bearer token is neither an SQE session nor accepted by "
+                                  "a REST catalog");
+    }
+    size_t n = strlen(*principal) + strlen(token) + 20;
+    char *key = malloc(n);
+    if (key) snprintf(key, n, "principal:%s@bearer:%s", *principal, token);
+    char *cat = NULL, *sch = NULL;
+    rc = key ? flight_session_touch(fc->srv, key, *principal, &cat, &sch, err)
+             : err_nomem(err, "session");
+    free(cat);
+    free(sch);
+    if (rc) {
+        free(key);
+        free(token);
+        free(*principal);
+        *principal = NULL;
+        return rc;
+    }
+    fc->session_key = key;
+    fc->catalog_token = token;
+    return SQE_OK;
+}
+
 static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
     flight_server *srv = fc->srv;
     const srv_hooks *h = &srv->opts.hooks;
@@ -277,7 +323,9 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             srv_session_state st;
             memset(&st, 0, sizeof st);
             rc = h->session_resolve(h->ud, token, &principal, &st, err);
-            if (rc) {
+            if (rc && h->catalog_token && h->authenticate) {
+                rc = catalog_bearer(fc, authz, &principal, err);
+            } else if (rc) {
                 rc = auth_fail(fc, err, "invalid session token");
             } else {
                 rc = flight_session_touch(srv, token, principal, &cat, &sch, err);
@@ -297,7 +345,7 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
         }
         free(cat);
         free(sch);
-        if (!rc) fc->session_key = strdup(token);
+        if (!rc && !fc->session_key) fc->session_key = strdup(token);
     } else {
         if (h->authenticate) {
             rc = h->authenticate(h->ud, authz, NULL, fc->peer, &principal, err);
@@ -306,7 +354,18 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             principal = basic_user(authz);
             if (!principal) principal = strdup("anonymous");
         }
-        if (!rc && handshake) {
+        char *ctok = NULL;
+        if (!rc && handshake && h->catalog_token && authz && strncasecmp(authz, "Bearer ", 7) == 0)
+            h->catalog_token(h->ud, authz, &ctok);
+        if (ctok) {
+            /* a Handshake with the user's own catalog token: no SQE session (it would lose
+             * the token); the client keeps sending the same token */
+            free(ctok);
+            free(principal);
+            principal = NULL;
+            rc = catalog_bearer(fc, authz, &principal, err);
+            if (!rc && !(fc->reply_authorization = strdup(authz))) rc = err_nomem(err, "session");
+        } else if (!rc && handshake) {
             char *token = NULL;
             if (h->session_open) {
                 rc = h->session_open(h->ud, principal, &token, err);
@@ -330,7 +389,7 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             fc->session_key = malloc(n);
             if (fc->session_key) snprintf(fc->session_key, n, "principal:%s@%s", principal, peer);
         }
-        if (!rc && fc->session_key) {
+        if (!rc && fc->session_key && !fc->catalog_token) {
             char *cat = NULL, *sch = NULL;
             rc = flight_session_touch(srv, fc->session_key, principal, &cat, &sch, err);
             free(cat);
@@ -423,6 +482,11 @@ static void serve_call(flight_call *fc) {
         call_fail(fc, rc, &e);
         return;
     }
+    /* REST catalogs see the caller's own token on every call this call's statements make */
+    if (!rest_backend_set_session_token(fc->catalog_token)) {
+        call_fail(fc, err_nomem(&e, "session token"), &e);
+        return;
+    }
     if (hs) {
         rc = handshake(fc, &e);
     } else if (strcmp(name, "ListActions") == 0) {
@@ -451,6 +515,7 @@ static void serve_call(flight_call *fc) {
         }
         free(m);
     }
+    rest_backend_set_session_token(NULL);
     if (rc) call_fail(fc, rc, &e);
     else call_finish(fc, 0, NULL, NULL, NULL);
 }
@@ -503,6 +568,7 @@ static void *worker_main(void *arg) {
         grpc_metadata_array_destroy(&fc.md);
         free(fc.principal);
         free(fc.session_key);
+        free(fc.catalog_token);
         free(fc.reply_authorization);
     }
     return NULL;
@@ -602,6 +668,12 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
     if (!srv->opts.max_receive_bytes) srv->opts.max_receive_bytes = 64u << 20;
     if (srv->opts.max_receive_bytes > 0x7fffffff) srv->opts.max_receive_bytes = 0x7fffffff;
     if (!srv->opts.ticket_timeout_ms) srv->opts.ticket_timeout_ms = 300000;
+    if (!srv->opts.request_timeout_ms) srv->opts.request_timeout_ms = 30000;
+    if (srv->opts.request_timeout_ms < 1000) srv->opts.request_timeout_ms = 1000;
+    if (srv->opts.request_timeout_ms > 0x7fffffff) srv->opts.request_timeout_ms = 0x7fffffff;
+    if (!srv->opts.max_idle_ms) srv->opts.max_idle_ms = 3600000;
+    if (srv->opts.max_idle_ms < 1000) srv->opts.max_idle_ms = 1000;
+    if (srv->opts.max_idle_ms > 0x7fffffff) srv->opts.max_idle_ms = 0x7fffffff;
     srv->bind_address = strdup(opts->bind_address ? opts->bind_address : "127.0.0.1");
     srv->tls_cert_path = opts->tls_cert_path ? strdup(opts->tls_cert_path) : NULL;
     srv->tls_key_path = opts->tls_key_path ? strdup(opts->tls_key_path) : NULL;
@@ -615,18 +687,40 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
         return err_nomem(err, "flight server");
     }
 
-    grpc_arg args[3];
+    /* Slow clients (slowloris): gRPC core has no per-request header deadline, so a connection
+     * is bounded by (1) the server handshake timeout, which covers the TLS handshake, the HTTP/2
+     * preface and the client's first SETTINGS frame, and (2) keepalive: the server PINGs every
+     * connection (also one without calls) after request_timeout_ms without a ping, and closes
+     * it when the ACK does not come within request_timeout_ms. A real client's HTTP/2 stack
+     * answers PINGs on its own, so idle connections (anonymous sessions are keyed by the
+     * connection) and long DoGet streams live on; no connection age limit is set. Incoming
+     * bytes count as liveness too, so a client that trickles a HEADERS frame forever is only
+     * ended by (3) the idle limit: no call for max_idle_ms (an hour by default, when its
+     * anonymous session would be dropped anyway). */
+    int rt = (int)srv->opts.request_timeout_ms;
+    struct {
+        const char *key;
+        int value;
+    } const iargs[] = {
+        {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, (int)srv->opts.max_receive_bytes},
+        {GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1},
+        {GRPC_ARG_ALLOW_REUSEPORT, 0},
+        {GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, rt},
+        {GRPC_ARG_KEEPALIVE_TIME_MS, rt},
+        {GRPC_ARG_KEEPALIVE_TIMEOUT_MS, rt},
+        {GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1},
+        {GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0},
+        {GRPC_ARG_MAX_CONNECTION_IDLE_MS, (int)srv->opts.max_idle_ms},
+    };
+    enum { N_ARGS = sizeof iargs / sizeof iargs[0] };
+    grpc_arg args[N_ARGS];
     memset(args, 0, sizeof args);
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = (int)srv->opts.max_receive_bytes;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = -1;
-    args[2].type = GRPC_ARG_INTEGER;
-    args[2].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
-    args[2].value.integer = 0;
-    grpc_channel_args cargs = {3, args};
+    for (size_t i = 0; i < N_ARGS; i++) {
+        args[i].type = GRPC_ARG_INTEGER;
+        args[i].key = (char *)iargs[i].key;
+        args[i].value.integer = iargs[i].value;
+    }
+    grpc_channel_args cargs = {N_ARGS, args};
     srv->server = grpc_server_create(&cargs, NULL);
     srv->shutdown_cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(srv->server, srv->shutdown_cq, NULL);

@@ -28,6 +28,17 @@ typedef struct flight_server_options {
     size_t max_receive_bytes;     /* largest message a client may send; default 64 MiB */
     uint32_t ticket_timeout_ms;   /* a result nobody fetched with DoGet for this long is
                                      dropped; default 300000 */
+    uint32_t request_timeout_ms;  /* slow clients: a connection must finish its HTTP/2 (and TLS)
+                                     handshake within this, and must answer the server's
+                                     keepalive PING within this after each idle period of this
+                                     length, else it is closed; calls and idle connections that
+                                     answer pings are never cut. Default 30000 (as the Trino
+                                     port's request timeout), at least 1000 */
+    uint32_t max_idle_ms;         /* a connection without any call for this long is closed
+                                     (GOAWAY); this also ends clients that trickle bytes forever
+                                     without completing a request. Default 3600000, the idle
+                                     time after which an anonymous session (keyed by its
+                                     connection) may be dropped anyway */
     const char *tls_cert_path;    /* PEM certificate chain; NULL (with tls_key_path NULL) =
                                      plaintext */
     const char *tls_key_path;     /* PEM private key */

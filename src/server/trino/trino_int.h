@@ -37,6 +37,7 @@ typedef struct trino_request {
     uint32_t n_prepared;
     char *header_error; /* set when a header could not be decoded: the statement fails with it */
     bool authenticated; /* user is the principal the server's hooks authenticated */
+    char *catalog_token; /* the caller's bearer token for REST catalogs (hooks->catalog_token) */
 } trino_request;
 
 void trino_request_reset(trino_request *req);

@@ -17,7 +17,9 @@
  *   from the session after the statement ran (catalog, schema, prepared text).
  * - Paging: the worker encodes rows into pages of at most page_rows rows / about page_bytes
  *   bytes and keeps at most MAX_PENDING pages ahead of the client (backpressure), so a huge
- *   result never exists as JSON at once. The engine itself holds the result it produced.
+ *   result never exists as JSON at once. While the worker waits, the engine stops producing
+ *   too once its bounded result buffer is full (driver_stream.c), so a client that stops
+ *   fetching costs a few MiB and no pool threads.
  * - Tokens: nextUri carries token t+1 after token t. A GET of the last token again returns the
  *   same body (a client retry after a lost response); any other token gets 410.
  * - Lifetimes: a query is referenced by the registry list, by its worker and by each request
@@ -38,6 +40,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "catalog/rest/rest_backend.h"
 #include "server/trino/trino_int.h"
 
 #define MAX_PENDING 2          /* pages encoded ahead of the client */
@@ -923,7 +926,10 @@ static void *worker_main(void *arg) {
     pthread_mutex_unlock(&reg->lock);
 
     if (run) {
+        /* REST catalogs see the caller's own token on every call of this statement */
+        rest_backend_set_session_token(q->req.catalog_token);
         run_query(q);
+        rest_backend_set_session_token(NULL);
     } else {
         sqe_error err;
         pthread_mutex_lock(&q->lock);

@@ -61,6 +61,7 @@ static health_state *health_of(trino_server *srv) {
 /* --- small helpers (trino_int.h) ------------------------------------------------------------ */
 
 void trino_request_reset(trino_request *req) {
+    free(req->catalog_token);
     free(req->sql);
     free(req->user);
     free(req->catalog);
@@ -343,13 +344,15 @@ static enum MHD_Result send_too_large(const trino_server *srv, struct MHD_Connec
 
 /* Takes principal (malloc'd, NULL when the server has no hooks). */
 static enum MHD_Result handle_submit(trino_server *srv, struct MHD_Connection *c, conn_ctx *ctx,
-                                     char *principal) {
+                                     char *principal, char *catalog_token) {
     if (ctx->too_large) {
         free(principal);
+        free(catalog_token);
         return send_too_large(srv, c);
     }
     trino_request req;
     memset(&req, 0, sizeof req);
+    req.catalog_token = catalog_token;
     if (principal) {
         req.user = principal;
         req.authenticated = true;
@@ -533,7 +536,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return handle_info(srv, c, url[8] == '/');
     }
 
-    char *principal = NULL;
+    char *principal = NULL, *catalog_token = NULL;
     const srv_hooks *hooks = srv->opts.hooks;
     if (hooks && hooks->authenticate) {
         char peer[80];
@@ -547,9 +550,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL, &principal, &e) !=
             SQE_OK)
             return send_unauthorized(c, e.message[0] ? e.message : "authentication failed");
+        if (hooks->catalog_token && is_post && !strcmp(url, "/v1/statement"))
+            hooks->catalog_token(hooks->ud, authz, &catalog_token);
     }
     if (!strcmp(url, "/v1/statement")) {
-        if (is_post) return handle_submit(srv, c, ctx, principal);
+        if (is_post) return handle_submit(srv, c, ctx, principal, catalog_token);
         free(principal);
         if (is_head) return send_text(c, 200, "");
         return send_text(c, 405, "Method not allowed");

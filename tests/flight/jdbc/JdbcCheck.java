@@ -8,12 +8,14 @@
  * Checks: connect (anonymous, loopback); plain queries of several types; a table created and
  * filled over JDBC (executeUpdate counts); prepared statements with parameters (run twice with
  * other values); an error that must come back as SQLException; DatabaseMetaData.getCatalogs,
- * getSchemas, getTables (finds the table) and getColumns (names and JDBC types). Prints one line
+ * getSchemas, getTables (finds the table) and getColumns (names and JDBC types); ParameterMetaData
+ * of a prepared statement (the parameter types the server inferred). Prints one line
  * per check and "N passed, N failed"; exit status 1 when any check failed.
  */
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -217,6 +219,27 @@ public final class JdbcCheck {
                 eq(cols, List.of("id", "name", "score"), "columns");
                 eq(types, List.of(Types.BIGINT, Types.VARCHAR, Types.DOUBLE), "JDBC types");
             });
+            check("prepared statement parameter types", () -> {
+                try (PreparedStatement ps = conn.prepareStatement(
+                         "SELECT id FROM " + table + " WHERE name = ? AND score < ? AND id > ?")) {
+                    ParameterMetaData pm = ps.getParameterMetaData();
+                    eq(pm.getParameterCount(), 3, "parameters");
+                    eq(pm.getParameterType(1), Types.VARCHAR, "type of name = ?");
+                    eq(pm.getParameterType(2), Types.DOUBLE, "type of score < ?");
+                    eq(pm.getParameterType(3), Types.BIGINT, "type of id > ?");
+                    ps.setString(1, "four");
+                    ps.setDouble(2, 5.0);
+                    ps.setLong(3, 0);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        expect(rs.next(), "row for four");
+                        eq(rs.getLong(1), 4L, "id");
+                        expect(!rs.next(), "one row");
+                    }
+                }
+            });
+            /* DatabaseMetaData.getTypeInfo is not checked: the driver (18.3.0) does not call
+             * GetXdbcTypeInfo for it (Avatica's empty default); tests/flight/test_flight_sql.py
+             * checks GetXdbcTypeInfo with pyarrow.flight. */
             check("drop table", () -> {
                 try (Statement st = conn.createStatement()) {
                     st.executeUpdate("DROP TABLE " + table);

@@ -25,9 +25,10 @@ from sqe_serve import SqeServe, default_binary  # noqa: E402
 VERSION = os.environ.get("FLIGHT_JDBC_VERSION", "18.3.0")
 JAR = ROOT / ".cache" / "flight-jdbc" / f"flight-sql-jdbc-driver-{VERSION}.jar"
 JAVA_FLAGS = ["--add-opens=java.base/java.nio=ALL-UNNAMED"]
-# Checks that fail because of a known server bug (see test_jdbc_bound_parameters below).
+# The checks that bind parameter values (they need typed parameter schemas).
 PARAM_CHECKS = {"prepared statement with parameters",
-                "prepared statement, two parameters of two types", "prepared insert"}
+                "prepared statement, two parameters of two types", "prepared insert",
+                "prepared statement parameter types"}
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +55,12 @@ def results(tmp_path_factory):
 
 def test_jdbc_checks(results):
     checks, out = results
-    assert len(checks) >= 12, out
+    assert len(checks) >= 14, out
     bad = [n for n, tag in checks.items() if tag != "ok" and n not in PARAM_CHECKS]
     assert not bad, out
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: ActionCreatePreparedStatementResult."
-                   "parameter_schema types every parameter as Arrow null, so the JDBC driver "
-                   "cannot bind a value ('Can't set non-null value on NullVector')")
 def test_jdbc_bound_parameters(results):
     checks, out = results
-    bad = [n for n in PARAM_CHECKS if checks.get(n) != "ok"]
+    bad = [n for n in sorted(PARAM_CHECKS) if checks.get(n) != "ok"]
     assert not bad, out

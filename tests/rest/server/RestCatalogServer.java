@@ -11,7 +11,13 @@
  *   - OAuth2 client credentials: --client ID:SECRET=TOKEN; POST /v1/oauth/tokens returns TOKEN.
  *   - GET /v1/config returns overrides {"prefix": <--prefix>} (and echoes ?warehouse as a default).
  *   - vended credentials: a table load with X-Iceberg-Access-Delegation: vended-credentials gets
- *     config s3.access-key-id = "AKIA-<user>", s3.secret-access-key = "SECRET-<user>".
+ *     config s3.access-key-id = "AKIA-<user>", s3.secret-access-key = "SECRET-<user>", or, for
+ *     a user given --vend USER=KEYID:SECRET, that user's real keys plus s3.endpoint, s3.region
+ *     and s3.path-style-access of --s3-endpoint.
+ *   - an object-store warehouse: --location s3://bucket/prefix puts new tables there; the
+ *     catalog then writes its metadata files through Iceberg's S3FileIO (iceberg-aws, on the
+ *     class path) with the service key --s3-key KEYID:SECRET at --s3-endpoint (path style).
+ *     --warehouse stays the local directory of the catalog database and the request log.
  *   - ETag on table loads (the metadata location's hash); If-None-Match with it gives 304.
  *   - fault hooks (POST, no auth): /test/conflict?ns=N&table=T makes the next commit to N.T
  *     first run a real concurrent commit (an empty append), so the commit's requirements fail
@@ -20,6 +26,7 @@
  *
  * Usage: java -cp CLASSES:LIB/* org.apache.iceberg.rest.RestCatalogServer --port P
  *        --warehouse DIR [--prefix P] [--token T=U]... [--client ID:SECRET=T]... [--log FILE]
+ *        [--location s3://B/P --s3-endpoint URL --s3-key ID:SECRET [--vend USER=ID:SECRET]...]
  * Prints "READY <port>" on stdout when listening.
  *
  * NOTES: declared in package org.apache.iceberg.rest for RESTObjectMapper (package-private).
@@ -80,6 +87,10 @@ public class RestCatalogServer {
   private volatile int failStatus = 0;
   private final AtomicInteger failCount = new AtomicInteger(0);
   private String prefix = "sqe";
+  private String location = null;
+  private String s3Endpoint = null;
+  private String s3Key = null;
+  private final Map<String, String> vend = new HashMap<>();
   private JdbcCatalog catalog;
   private PrintWriter log;
 
@@ -122,6 +133,14 @@ public class RestCatalogServer {
         case "--warehouse": warehouse = v; break;
         case "--prefix": prefix = v; break;
         case "--log": logPath = v; break;
+        case "--location": location = v; break;
+        case "--s3-endpoint": s3Endpoint = v; break;
+        case "--s3-key": s3Key = v; break;
+        case "--vend": {
+          int eq = v.indexOf('=');
+          vend.put(v.substring(0, eq), v.substring(eq + 1));
+          break;
+        }
         case "--token": {
           int eq = v.indexOf('=');
           tokens.put(v.substring(0, eq), v.substring(eq + 1));
@@ -143,8 +162,18 @@ public class RestCatalogServer {
     catalog.setConf(new Configuration());
     Map<String, String> props = new HashMap<>();
     props.put(CatalogProperties.URI, "jdbc:sqlite:" + wh.resolve("rest-catalog.db"));
-    props.put(CatalogProperties.WAREHOUSE_LOCATION, wh.toString());
+    props.put(CatalogProperties.WAREHOUSE_LOCATION, location != null ? location : wh.toString());
     props.put("jdbc.schema-version", "V1");
+    if (location != null && location.startsWith("s3://")) {
+      int colon = s3Key.indexOf(':');
+      props.put(CatalogProperties.FILE_IO_IMPL, "org.apache.iceberg.aws.s3.S3FileIO");
+      props.put("s3.endpoint", s3Endpoint);
+      props.put("s3.path-style-access", "true");
+      props.put("s3.access-key-id", s3Key.substring(0, colon));
+      props.put("s3.secret-access-key", s3Key.substring(colon + 1));
+      props.put("client.region", "us-east-1");
+      props.put("http-client.type", "urlconnection");
+    }
     catalog.initialize("rest_backing", props);
 
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
@@ -340,8 +369,18 @@ public class RestCatalogServer {
     b.addAllConfig(r.config());
     String deleg = ex.getRequestHeaders().getFirst("X-Iceberg-Access-Delegation");
     if (deleg != null && deleg.contains("vended-credentials")) {
-      b.addConfig("s3.access-key-id", "AKIA-" + user);
-      b.addConfig("s3.secret-access-key", "SECRET-" + user);
+      String keys = vend.get(user);
+      if (keys != null) {
+        int colon = keys.indexOf(':');
+        b.addConfig("s3.access-key-id", keys.substring(0, colon));
+        b.addConfig("s3.secret-access-key", keys.substring(colon + 1));
+        b.addConfig("s3.endpoint", s3Endpoint);
+        b.addConfig("s3.region", "us-east-1");
+        b.addConfig("s3.path-style-access", "true");
+      } else {
+        b.addConfig("s3.access-key-id", "AKIA-" + user);
+        b.addConfig("s3.secret-access-key", "SECRET-" + user);
+      }
       log.println("user=" + user + " vended credentials for " + id);
     }
     Reply rep = new Reply(200, b.build());

@@ -1,0 +1,156 @@
+/*
+ * cli_catalogs.c: opens the catalogs of the configuration and adds them to the database.
+ *
+ * INTERFACE: cli_catalogs_attach (cli_catalogs.h).
+ * NOTES:
+ * - REST catalogs ([catalog] / [catalogs.NAME] type = "rest"): uri, warehouse, prefix and the
+ *   auth keys map onto rest_backend_config. auth = "session_bearer" (the default) sends the
+ *   calling session's own token (the server forwards the user's bearer token per statement,
+ *   rest_backend_set_session_token) and no token of SQE's; "static" sends token; and
+ *   "client_credentials" a token from the OAuth2 endpoint; "anonymous" none. Only
+ *   session_bearer ever carries a user's token. A warehouse that is a location ("/...",
+ *   "file:...", "s3://...") also roots the default locations of new tables in namespaces
+ *   without a "location" property.
+ * - The database keeps its catalogs in a plain array that sessions read without a lock, so the
+ *   catalogs are added before any session exists (the array is grown here).
+ * - Object storage of an Iceberg catalog's files (catalog_iceberg_set_storage): s3_endpoint,
+ *   s3_region and s3_path_style are the defaults for what loadTable's config does not name;
+ *   s3_access_key_id / s3_secret_access_key / s3_session_token are static keys used when the
+ *   catalog vends none, unless require_vended_credentials. s3_sts_endpoint + s3_role_arn (REST
+ *   catalogs with auth = "session_bearer"): STS AssumeRoleWithWebIdentity with the user's token
+ *   comes between the two (io/sts.h).
+ * - Secrets (token, credential, S3 secrets) are passed on and never printed.
+ */
+#include "cli/cli_catalogs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog_iceberg.h"
+#include "catalog/rest/rest_backend.h"
+#include "engine/engine.h"
+
+/* Adds c to db (at the front when first); c is destroyed on error. */
+static int add_catalog(sqe_db *db, catalog *c, bool first, sqe_error *err) {
+    for (uint32_t i = 0; i < db->n_catalogs; i++)
+        if (!strcmp(db->catalogs[i]->name, c->name)) {
+            int rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "catalog '%s' is defined twice",
+                             c->name);
+            catalog_destroy(c);
+            return rc;
+        }
+    catalog **arr = realloc(db->catalogs, (db->n_catalogs + 2) * sizeof *arr);
+    if (!arr) {
+        catalog_destroy(c);
+        return err_nomem(err, "catalog list");
+    }
+    db->catalogs = arr;
+    if (first) {
+        memmove(arr + 1, arr, db->n_catalogs * sizeof *arr);
+        arr[0] = c;
+    } else {
+        arr[db->n_catalogs] = c;
+    }
+    db->n_catalogs++;
+    arr[db->n_catalogs] = NULL;
+    return SQE_OK;
+}
+
+static bool is_location(const char *s) {
+    return s[0] == '/' || !strncmp(s, "file:", 5) || strstr(s, "://") != NULL;
+}
+
+static int open_rest(const config_catalog *cc, sqe_db *db, catalog **out, sqe_error *err) {
+    rest_backend_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.uri = cc->uri;
+    rc.warehouse = *cc->warehouse ? cc->warehouse : NULL;
+    rc.prefix = *cc->prefix ? cc->prefix : NULL;
+    rc.location_root = *cc->warehouse && is_location(cc->warehouse) ? cc->warehouse : NULL;
+    rc.vended_credentials = cc->vended_credentials != 0;
+    char *id = NULL;
+    if (!strcmp(cc->auth, "static")) {
+        rc.token = cc->token;
+        rc.service_identity = true;
+    } else if (!strcmp(cc->auth, "client_credentials")) {
+        const char *colon = strchr(cc->credential, ':');
+        if (!colon)
+            return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                           "credential must be \"client_id:client_secret\"");
+        if (!(id = strndup(cc->credential, (size_t)(colon - cc->credential))))
+            return err_nomem(err, "catalog");
+        rc.oauth2_client_id = id;
+        rc.oauth2_client_secret = colon + 1;
+        rc.oauth2_scope = *cc->scope ? cc->scope : NULL;
+        rc.oauth2_token_uri = *cc->oauth2_server_uri ? cc->oauth2_server_uri : NULL;
+        rc.service_identity = true;
+    } else if (!strcmp(cc->auth, "anonymous")) {
+        rc.service_identity = true;
+    }
+    ice_backend *b = NULL;
+    int rcode = ice_backend_rest(&rc, &b, err);
+    free(id);
+    SQE_TRY(rcode);
+    return catalog_open_iceberg_backend(cc->name, b, &db->tracker, out, err);
+}
+
+static int open_sqlite(const config_catalog *cc, const char *data_dir, sqe_db *db,
+                       catalog **out, sqe_error *err) {
+    char wh[4096], file[4096];
+    if (*cc->warehouse)
+        snprintf(wh, sizeof wh, "%s", cc->warehouse);
+    else if (snprintf(wh, sizeof wh, "%s/catalogs/%s", data_dir, cc->name) >= (int)sizeof wh)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "data_dir is too long");
+    if (*cc->uri)
+        snprintf(file, sizeof file, "%s", cc->uri);
+    else if (snprintf(file, sizeof file, "%s/catalog.db", wh) >= (int)sizeof file)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "warehouse path is too long");
+    return catalog_open_iceberg(cc->name, file, wh, &db->tracker, out, err);
+}
+
+static int attach_one(const config_catalog *cc, const char *data_dir, sqe_db *db, bool first,
+                      sqe_error *err) {
+    catalog *c = NULL;
+    int rc;
+    if (!strcmp(cc->type, "rest"))
+        rc = open_rest(cc, db, &c, err);
+    else if (!strcmp(cc->type, "sqlite"))
+        rc = open_sqlite(cc, data_dir, db, &c, err);
+    else
+        rc = catalog_create(cc->name, &db->tracker, &c, err);
+    if (!rc && c->iceberg) {
+        catalog_storage_config sc = {
+            .s3_endpoint = cc->s3_endpoint,
+            .s3_region = cc->s3_region,
+            .s3_path_style = cc->s3_path_style != 0,
+            .s3_access_key_id = cc->s3_access_key_id,
+            .s3_secret_access_key = cc->s3_secret_access_key,
+            .s3_session_token = cc->s3_session_token,
+            .vended_only = cc->require_vended_credentials != 0,
+            .s3_sts_endpoint = cc->s3_sts_endpoint,
+            .s3_role_arn = cc->s3_role_arn,
+            .s3_role_session_name = cc->s3_role_session_name,
+            .s3_sts_duration_s = cc->s3_sts_duration_ms / 1000,
+        };
+        bool sts = (cc->s3_sts_endpoint && *cc->s3_sts_endpoint) ||
+                   (cc->s3_role_arn && *cc->s3_role_arn);
+        if (sts && (strcmp(cc->type, "rest") != 0 || strcmp(cc->auth, "session_bearer") != 0))
+            rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                         "s3_sts_endpoint / s3_role_arn need type = \"rest\" and auth = "
+                         "\"session_bearer\" (the user's own token is the web identity)");
+        else
+            rc = catalog_iceberg_set_storage(c, &sc, err);
+        if (rc) catalog_destroy(c);
+    }
+    if (!rc) rc = add_catalog(db, c, first, err);
+    if (rc) err_prefix(err, "catalog '%s' (type %s)", cc->name, cc->type);
+    return rc;
+}
+
+int cli_catalogs_attach(const config *cfg, const char *data_dir, sqe_db *db, sqe_error *err) {
+    if (!strcmp(cfg->catalog.type, "rest")) SQE_TRY(attach_one(&cfg->catalog, data_dir, db, true, err));
+    for (size_t i = 0; i < cfg->n_catalogs; i++)
+        SQE_TRY(attach_one(&cfg->catalogs[i], data_dir, db, false, err));
+    return SQE_OK;
+}
