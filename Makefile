@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino clean bench bench-iceberg bench-serve load
+.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino clean bench bench-iceberg bench-s3 bench-serve load
 
 all: release
 
@@ -98,6 +98,10 @@ clean:
 # Iceberg read overhead: TPC-H over the same files as Iceberg tables and through read_parquet.
 bench-iceberg: release
 	@$(VENV)/bin/python bench/iceberg_overhead.py --sf $(SF) --runs $(RUNS) --threads $(THREADS)
+
+# TPC-H over S3 (moto on loopback, signature checks) vs local disk, with S3 requests per query.
+bench-s3: release
+	@$(VENV)/bin/python bench/s3_vs_local.py --sf $(SF) --runs $(RUNS) --threads $(THREADS) --sqe build/sqe
 
 # 10 M rows streamed to ADBC over Flight SQL, against DuckDB's .arrow() in-process.
 bench-serve: release

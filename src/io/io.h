@@ -80,6 +80,23 @@ const char *io_identity_key_id(const io_identity *id);
 
 /* io_open, io_glob as identity id (NULL: the environment context). */
 int io_open_as(const char *path, const io_identity *id, io_file **out, sqe_error *err);
+/* io_open_as for a caller that already knows the file's size and version (e.g. from a cached
+ * footer): an object store gets no HEAD, so a missing or changed object shows up at the first
+ * read (NOT_FOUND naming it, or a short read); a local file is opened and checked as usual,
+ * and a size or version other than the given one is IO_ERROR ("changed while reading"). */
+int io_open_known(const char *path, const io_identity *id, uint64_t size, int64_t version,
+                  io_file **out, sqe_error *err);
+
+/* One byte range of a file and where its bytes go (io_read_many). */
+typedef struct io_range {
+    uint64_t off;
+    size_t len;
+    void *buf;
+} io_range;
+/* Reads every range (any order, may overlap; len 0 allowed). An object store fetches them
+ * merged and in parallel (io_s3_object_read_many); a local file preads each. On error the
+ * buffers' contents are unspecified. */
+int io_read_many(io_file *f, const io_range *ranges, uint32_t n, sqe_error *err);
 int io_glob_as(const char *pattern, const io_identity *id, char ***paths, uint32_t *n_paths,
                sqe_error *err);
 

@@ -1,9 +1,9 @@
 /*
  * io_local.c: io_file over local files (pread), and glob expansion.
  *
- * INTERFACE: io_local_path, io_location_is_remote, io_open, io_open_as, io_close, io_size,
- *            io_version, io_path, io_read, io_glob, io_list_as, io_entries_free, io_glob_as,
- *            io_paths_free.
+ * INTERFACE: io_local_path, io_location_is_remote, io_open, io_open_as, io_open_known,
+ *            io_close, io_size, io_version, io_path, io_read, io_read_many, io_glob, io_glob_as,
+ *            io_list_as, io_entries_free, io_paths_free.
  * NOTES: glob(3) without GLOB_NOCHECK, sorted, GLOB_MARK to drop directories; "**" has no
  * special meaning. Reads retry on EINTR and short reads. "s3://" locations are handed to
  * io_s3.c (environment credentials, or the identity of io_open_as); an io_file then holds an
@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,15 @@ const char *io_local_path(const char *uri) {
     return uri;
 }
 
+typedef struct known_file {
+    uint64_t size;
+    int64_t version;
+} known_file;
+
 /* Opens S3 object path as id (NULL: the environment); takes over the reference held (may be
- * NULL), also on error. */
-static int open_s3(const char *path, io_identity *held, const io_identity *id, io_file **out,
-                   sqe_error *err) {
+ * NULL), also on error. With known, no HEAD: size and version are taken from it. */
+static int open_s3(const char *path, io_identity *held, const io_identity *id,
+                   const known_file *known, io_file **out, sqe_error *err) {
     io_file *f = calloc(1, sizeof *f);
     char *p = strdup(path);
     if (!f || !p) {
@@ -64,12 +70,18 @@ static int open_s3(const char *path, io_identity *held, const io_identity *id, i
         io_identity_unref(held);
         return err_nomem(err, "file handle");
     }
-    int rc = io_s3_object_open(path, io_identity_s3(id), &f->s3, &f->size, &f->version, err);
+    int rc = known ? io_s3_object_open_known(path, io_identity_s3(id), &f->s3, err)
+                   : io_s3_object_open(path, io_identity_s3(id), &f->s3, &f->size, &f->version,
+                                       err);
     if (rc) {
         free(f);
         free(p);
         io_identity_unref(held);
         return rc;
+    }
+    if (known) {
+        f->size = known->size;
+        f->version = known->version;
     }
     f->id = held;
     f->fd = -1;
@@ -84,7 +96,7 @@ int io_open(const char *path, io_file **out, sqe_error *err) {
 
 int io_open_as(const char *path, const io_identity *id, io_file **out, sqe_error *err) {
     *out = NULL;
-    if (io_s3_is_uri(path)) return open_s3(path, io_identity_ref(id), id, out, err);
+    if (io_s3_is_uri(path)) return open_s3(path, io_identity_ref(id), id, NULL, out, err);
     int fd = open(io_local_path(path), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return open_error(path, errno, err);
     struct stat st;
@@ -125,6 +137,34 @@ void io_close(io_file *f) {
 uint64_t io_size(const io_file *f) { return f->size; }
 int64_t io_version(const io_file *f) { return f->version; }
 const char *io_path(const io_file *f) { return f->path; }
+
+int io_open_known(const char *path, const io_identity *id, uint64_t size, int64_t version,
+                  io_file **out, sqe_error *err) {
+    *out = NULL;
+    if (io_s3_is_uri(path)) {
+        known_file k = {size, version};
+        return open_s3(path, io_identity_ref(id), id, &k, out, err);
+    }
+    SQE_TRY(io_open_as(path, id, out, err));
+    if ((*out)->size != size || (*out)->version != version) {
+        io_close(*out);
+        *out = NULL;
+        return err_set(err, SQE_ERR_IO_ERROR, "File %s changed while it was being read", path);
+    }
+    return SQE_OK;
+}
+
+_Static_assert(sizeof(io_range) == sizeof(s3_range) &&
+                   offsetof(io_range, len) == offsetof(s3_range, len) &&
+                   offsetof(io_range, buf) == offsetof(s3_range, buf),
+               "io_range and s3_range share a layout");
+
+int io_read_many(io_file *f, const io_range *ranges, uint32_t n, sqe_error *err) {
+    if (f->s3) return io_s3_object_read_many(f->s3, (const s3_range *)ranges, n, err);
+    for (uint32_t i = 0; i < n; i++)
+        if (ranges[i].len) SQE_TRY(io_read(f, ranges[i].off, ranges[i].len, ranges[i].buf, err));
+    return SQE_OK;
+}
 
 int io_read(io_file *f, uint64_t off, size_t len, void *buf, sqe_error *err) {
     if (f->s3) return io_s3_object_read(f->s3, off, len, buf, err);

@@ -173,7 +173,7 @@ int64_t pq_file_dictionary_size(const pq_file *f, uint32_t g, uint32_t leaf) {
     size_t len = f->size - (uint64_t)off < sizeof buf ? (size_t)(f->size - (uint64_t)off) : sizeof buf;
     io_file *io;
     sqe_error err;
-    if (io_open_as(f->path, f->id, &io, &err) != SQE_OK) return -1;
+    if (io_open_known(f->path, f->id, f->size, f->version, &io, &err) != SQE_OK) return -1;
     int rc = io_read(io, (uint64_t)off, len, buf, &err);
     io_close(io);
     if (rc) return -1;

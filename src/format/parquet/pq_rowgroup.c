@@ -65,41 +65,63 @@ void pq_rg_close(pq_rg_reader *r) {
 
 int64_t pq_rg_rows_skipped(const pq_rg_reader *r) { return r->skipped; }
 
-/* Reads [off, off + len) of the file into a (checked against the file size). */
-static int read_bytes(pq_rg_reader *r, io_file *io, int64_t off, int64_t len, uint8_t **out,
-                      sqe_error *err) {
+/* Checks [off, off + len) against the file size and adds it, with a buffer from the reader's
+ * arena, to ranges. */
+static int add_index_range(pq_rg_reader *r, int64_t off, int64_t len, io_range *ranges,
+                           uint32_t *n, sqe_error *err) {
     if (off < 0 || len <= 0 || (uint64_t)off > r->f->size || (uint64_t)len > r->f->size - (uint64_t)off)
         return err_set(err, SQE_ERR_INVALID_FILE, "Invalid Parquet file %s: page index outside the file",
                        r->f->path);
-    *out = arena_alloc(&r->a, (size_t)len);
-    if (!*out) return err_nomem(err, "Parquet page index");
-    return io_read(io, (uint64_t)off, (size_t)len, *out, err);
+    void *buf = arena_alloc(&r->a, (size_t)len);
+    if (!buf) return err_nomem(err, "Parquet page index");
+    ranges[(*n)++] = (io_range){(uint64_t)off, (size_t)len, buf};
+    return SQE_OK;
+}
+
+static bool has_page_index(const pq_row_group *rg, const pq_predicate *p) {
+    if (!p->leaf || p->leaf->kind != PQ_NODE_LEAF || p->leaf->max_rep || p->leaf->parent)
+        return false;
+    const pq_column_chunk *cc = &rg->columns[p->leaf->leaf];
+    return cc->has_offset_index && cc->has_column_index;
 }
 
 /* Row ranges the page indexes of the predicate columns allow; no ranges (has_ranges false)
- * when no predicate column has a page index. A malformed page index is ignored (the pages are
+ * when no predicate column has a page index. Every index is fetched in one io_read_many (one
+ * round of requests on an object store). A malformed page index is ignored (the pages are
  * then all read), since the data itself may still be fine. */
 static int select_pages(pq_rg_reader *r, const pq_predicate *preds, uint32_t n_preds, sqe_error *err) {
     const pq_row_group *rg = &r->f->meta->row_groups[r->g];
-    io_file *io = NULL;
-    int rc = SQE_OK;
-    for (uint32_t i = 0; i < n_preds && rc == SQE_OK; i++) {
-        const pq_predicate *p = &preds[i];
-        if (!p->leaf || p->leaf->kind != PQ_NODE_LEAF || p->leaf->max_rep || p->leaf->parent) continue;
-        const pq_column_chunk *cc = &rg->columns[p->leaf->leaf];
-        if (!cc->has_offset_index || !cc->has_column_index) continue;
-        if (!io) {
-            rc = io_open_as(r->f->path, r->f->id, &io, err);
-            if (rc) break;
+    io_range *ranges = arena_alloc(&r->a, (2 * (size_t)n_preds + 1) * sizeof *ranges);
+    int32_t *first = arena_alloc(&r->a, ((size_t)n_preds + 1) * sizeof *first);
+    if (!ranges || !first) return err_nomem(err, "Parquet page index");
+    uint32_t n = 0;
+    sqe_error ignored;
+    for (uint32_t i = 0; i < n_preds; i++) {
+        first[i] = -1;
+        if (!has_page_index(rg, &preds[i])) continue;
+        const pq_column_chunk *cc = &rg->columns[preds[i].leaf->leaf];
+        uint32_t before = n;
+        if (add_index_range(r, cc->column_index_offset, cc->column_index_length, ranges, &n,
+                            &ignored) ||
+            add_index_range(r, cc->offset_index_offset, cc->offset_index_length, ranges, &n,
+                            &ignored)) {
+            n = before; /* a malformed index is skipped */
+            continue;
         }
-        uint8_t *ci, *oi;
-        sqe_error ignored;
+        first[i] = (int32_t)before;
+    }
+    if (n == 0) return SQE_OK;
+    io_file *io = NULL;
+    int rc = io_open_known(r->f->path, r->f->id, r->f->size, r->f->version, &io, err);
+    if (rc == SQE_OK) rc = io_read_many(io, ranges, n, err);
+    io_close(io);
+    for (uint32_t i = 0; i < n_preds && rc == SQE_OK; i++) {
+        if (first[i] < 0) continue;
+        const pq_predicate *p = &preds[i];
+        const io_range *ci = &ranges[first[i]], *oi = &ranges[first[i] + 1];
         pq_page_index pi;
         pq_row_ranges sel;
-        if (read_bytes(r, io, cc->column_index_offset, cc->column_index_length, &ci, &ignored) ||
-            read_bytes(r, io, cc->offset_index_offset, cc->offset_index_length, &oi, &ignored) ||
-            pq_page_index_decode(&r->a, ci, (size_t)cc->column_index_length, oi,
-                                 (size_t)cc->offset_index_length, &pi, &ignored) ||
+        if (pq_page_index_decode(&r->a, ci->buf, ci->len, oi->buf, oi->len, &pi, &ignored) ||
             pq_page_index_select(&r->a, &pi, p->leaf, r->f->meta, rg->num_rows, p, &sel, &ignored))
             continue;
         if (!r->has_ranges) {
@@ -109,7 +131,6 @@ static int select_pages(pq_rg_reader *r, const pq_predicate *preds, uint32_t n_p
             rc = pq_row_ranges_intersect(&r->a, &r->ranges, &sel, &r->ranges, err);
         }
     }
-    io_close(io);
     if (rc == SQE_OK && r->has_ranges)
         r->skipped = rg->num_rows - pq_row_ranges_count(&r->ranges);
     return rc;
@@ -176,21 +197,27 @@ static void mark_leaves(const pq_node *n, bool *used) {
 
 static bool is_flat(const pq_node *n) { return n->kind == PQ_NODE_LEAF && n->max_rep == 0 && !n->parent; }
 
+/* Reads the column chunks of the used leaves: nearby chunks are merged into one buffer (gaps
+ * up to COALESCE_GAP), and all buffers are fetched in one io_read_many (in parallel on an
+ * object store, without a HEAD: size and version come from the cached footer). */
 static int read_chunks(pq_rg_reader *r, const bool *used, sqe_error *err) {
     const pq_schema *s = r->f->schema;
     byte_range *ranges = calloc(s->n_leaves ? s->n_leaves : 1, sizeof *ranges);
-    if (!ranges) return err_nomem(err, "Parquet ranges");
-    uint32_t n = 0;
+    io_range *reads = calloc(s->n_leaves ? s->n_leaves : 1, sizeof *reads);
+    uint32_t *group_end = calloc(s->n_leaves ? s->n_leaves : 1, sizeof *group_end);
+    if (!ranges || !reads || !group_end) {
+        free(ranges);
+        free(reads);
+        free(group_end);
+        return err_nomem(err, "Parquet ranges");
+    }
+    uint32_t n = 0, n_reads = 0;
     int rc = SQE_OK;
     for (uint32_t l = 0; l < s->n_leaves && !rc; l++)
         if (used[l]) rc = chunk_range(r, l, &ranges[n++], err);
     if (!rc) qsort(ranges, n, sizeof *ranges, cmp_range);
     r->bufs = calloc(n ? n : 1, sizeof *r->bufs);
     if (!rc && !r->bufs) rc = err_nomem(err, "Parquet buffers");
-    io_file *io = NULL;
-    if (!rc && n) rc = io_open_as(r->f->path, r->f->id, &io, err);
-    if (!rc && io && (io_size(io) != r->f->size || io_version(io) != r->f->version))
-        rc = err_set(err, SQE_ERR_IO_ERROR, "File %s changed while it was being read", r->f->path);
     for (uint32_t i = 0; i < n && !rc;) {
         uint64_t start = ranges[i].start, end = start + ranges[i].len;
         uint32_t j = i + 1;
@@ -205,16 +232,26 @@ static int read_chunks(pq_rg_reader *r, const bool *used, sqe_error *err) {
             break;
         }
         r->bufs[r->n_bufs++] = buf;
-        rc = io_read(io, start, end - start, buf, err);
-        for (uint32_t k = i; k < j && !rc; k++) {
-            const pq_column_chunk *cc = &r->f->meta->row_groups[r->g].columns[ranges[k].leaf];
-            rc = pq_column_open(s->leaves[ranges[k].leaf], &cc->meta_data, buf + (ranges[k].start - start),
-                                ranges[k].len, r->f->path, r->tracker, &r->readers[ranges[k].leaf], err);
-        }
+        reads[n_reads] = (io_range){start, end - start, buf};
+        group_end[n_reads++] = j;
         i = j;
     }
+    io_file *io = NULL;
+    if (!rc && n) rc = io_open_known(r->f->path, r->f->id, r->f->size, r->f->version, &io, err);
+    if (!rc && n) rc = io_read_many(io, reads, n_reads, err);
     io_close(io);
+    for (uint32_t g = 0, i = 0; g < n_reads && !rc; g++) {
+        for (; i < group_end[g] && !rc; i++) {
+            const pq_column_chunk *cc = &r->f->meta->row_groups[r->g].columns[ranges[i].leaf];
+            rc = pq_column_open(s->leaves[ranges[i].leaf], &cc->meta_data,
+                                (uint8_t *)reads[g].buf + (ranges[i].start - reads[g].off),
+                                ranges[i].len, r->f->path, r->tracker,
+                                &r->readers[ranges[i].leaf], err);
+        }
+    }
     free(ranges);
+    free(reads);
+    free(group_end);
     return rc;
 }
 
