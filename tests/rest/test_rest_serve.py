@@ -13,11 +13,9 @@ two users' tokens each reach the catalog on each of their calls (request log); a
 catalog refuses is rejected (401) and a forbidden one fails with PERMISSION_DENIED, no rows.
 """
 import os
+import sys
 import shutil
-import socket
-import subprocess
 import tempfile
-import time
 
 import pytest
 import trino
@@ -28,36 +26,23 @@ from rest_server import RestServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "load"))
+from sqe_serve import SqeServe  # noqa: E402
 BUILD = os.environ.get("SQE_BUILD_DIR", os.path.join(ROOT, "build-asan"))
 SQE = os.environ.get("SQE_SERVE", os.path.join(BUILD, "sqe"))
 
 TOKENS = {"tok-alice": "alice", "tok-bob": "bob", "tok-svc": "service", "tok-denied": "-denied-"}
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
 
 @pytest.fixture(scope="module")
 def env():
     tmp = tempfile.mkdtemp(prefix="sqe-rest-serve-")
     srv = RestServer(os.path.join(tmp, "warehouse"), TOKENS, {}, prefix="sqe").start()
-    port = free_port()
-    cfg = os.path.join(tmp, "sqe.toml")
-    with open(cfg, "w") as f:
-        f.write("""
+    try:
+        serve = SqeServe(SQE, os.path.join(tmp, "serve"), """
 [coordinator]
-data_dir = "{tmp}/data"
-trino_http_port = {port}
-flight_sql_port = 0
 threads = 2
-
-[metrics]
-health_port = 0
 
 [catalog]
 name = "lake"
@@ -74,32 +59,15 @@ token = "tok-svc"
 
 [catalogs.local]
 type = "sqlite"
-""".format(tmp=tmp, port=port, uri=srv.uri, wh=srv.warehouse))
-    log = open(os.path.join(tmp, "serve.log"), "w")
-    proc = subprocess.Popen([SQE, "serve", "--config", cfg], stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        with open(log.name) as f:
-            if "sqe serve: ready" in f.read():
-                break
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    with open(log.name) as f:
-        text = f.read()
-    if "sqe serve: ready" not in text:
-        proc.kill()
+""".format(uri=srv.uri, wh=srv.warehouse))
+    except Exception as e:
         srv.stop()
-        pytest.fail("sqe serve did not start:\n" + text)
-    yield {"port": port, "rest": srv, "log": log.name}
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        pytest.fail("sqe serve did not start: %s" % e)
+    port = serve.trino_port
+    yield {"port": port, "rest": srv, "log": serve.log_path}
+    serve.stop()
     srv.stop()
-    with open(log.name) as f:
+    with open(serve.log_path) as f:
         text = f.read()
     # credentials never reach the server log
     assert "tok-alice" not in text and "tok-bob" not in text and "tok-svc" not in text, text

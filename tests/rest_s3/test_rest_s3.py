@@ -11,8 +11,6 @@ SQE_S3_* environment: any request it signed with anything but a vended key would
 """
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,19 +25,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "rest"))
 from rest_server import RestServer  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests", "load"))
+from sqe_serve import SqeServe  # noqa: E402
 from s3_peer import S3Peer  # noqa: E402
 
 BUILD = os.environ.get("SQE_BUILD_DIR", os.path.join(ROOT, "build-asan"))
 SQE = os.environ.get("SQE_SERVE", os.path.join(BUILD, "sqe"))
 TOKENS = {"tok-alice": "alice", "tok-bob": "bob", "tok-carol": "carol"}
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @pytest.fixture(scope="module")
@@ -51,18 +44,12 @@ def env():
     rest = RestServer(os.path.join(tmp, "catalog"), TOKENS, {}, prefix="sqe",
                       s3={"location": "s3://lake/wh", "endpoint": s3.endpoint,
                           "service_key": "%s:%s" % keys["service"], "vend": vend}).start()
-    port = free_port()
-    cfg = os.path.join(tmp, "sqe.toml")
-    with open(cfg, "w") as f:
-        f.write("""
+    stage = os.path.join(tmp, "stage")  # where writers stage files for S3
+    os.makedirs(stage)
+    try:
+        serve = SqeServe(SQE, os.path.join(tmp, "serve"), """
 [coordinator]
-data_dir = "{tmp}/data"
-trino_http_port = {port}
-flight_sql_port = 0
 threads = 2
-
-[metrics]
-health_port = 0
 
 [catalog]
 name = "lake"
@@ -71,36 +58,17 @@ uri = "{uri}"
 warehouse = "s3://lake/wh"
 s3_endpoint = "{ep}"
 s3_path_style = true
-""".format(tmp=tmp, port=port, uri=rest.uri, ep=s3.endpoint))
-    log = open(os.path.join(tmp, "serve.log"), "w")
-    envv = {k: v for k, v in os.environ.items() if not k.startswith("SQE_S3_")}
-    envv["TMPDIR"] = os.path.join(tmp, "stage")  # where writers stage files for S3
-    os.makedirs(envv["TMPDIR"])
-    proc = subprocess.Popen([SQE, "serve", "--config", cfg], stdout=log,
-                            stderr=subprocess.STDOUT, env=envv)
-    deadline = time.time() + 60
-    text = ""
-    while time.time() < deadline:
-        with open(log.name) as f:
-            text = f.read()
-        if "sqe serve: ready" in text or proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    if "sqe serve: ready" not in text:
-        proc.kill()
+""".format(uri=rest.uri, ep=s3.endpoint), env={"TMPDIR": stage})
+    except Exception as e:
         rest.stop()
         s3.stop()
-        pytest.fail("sqe serve did not start:\n" + text)
-    yield {"port": port, "rest": rest, "s3": s3, "keys": keys, "log": log.name, "tmp": tmp}
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        pytest.fail("sqe serve did not start: %s" % e)
+    port = serve.trino_port
+    yield {"port": port, "rest": rest, "s3": s3, "keys": keys, "log": serve.log_path, "tmp": tmp}
+    serve.stop()
     rest.stop()
     s3.stop()
-    with open(log.name) as f:
+    with open(serve.log_path) as f:
         text = f.read()
     for u in ("alice", "bob", "service"):  # secrets never reach the server log
         assert keys[u][1] not in text, text

@@ -18,8 +18,6 @@ not the token, and no rows; the server log holds no token and no secret.
 """
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "rest"))
 from rest_server import RestServer  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests", "load"))
+from sqe_serve import SqeServe  # noqa: E402
 from s3_peer import S3Peer  # noqa: E402
 
 BUILD = os.environ.get("SQE_BUILD_DIR", os.path.join(ROOT, "build-asan"))
@@ -42,13 +42,6 @@ BUCKET = "stslake"
 TOKENS = {"tok-dave": "dave", "tok-erin": "erin", "tok-frank": "frank", "tok-mallory": "mallory"}
 STS_TOKENS = {"tok-dave", "tok-erin", "tok-frank"}
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @pytest.fixture(scope="module")
@@ -61,18 +54,12 @@ def env():
     rest = RestServer(os.path.join(tmp, "catalog"), TOKENS, {}, prefix="sqe",
                       s3={"location": "s3://%s/wh" % BUCKET, "endpoint": s3.endpoint,
                           "service_key": "%s:%s" % svc, "vend": {}}).start()
-    port = free_port()
-    cfg = os.path.join(tmp, "sqe.toml")
-    with open(cfg, "w") as f:
-        f.write("""
+    stage = os.path.join(tmp, "stage")  # where writers stage files for S3
+    os.makedirs(stage)
+    try:
+        serve = SqeServe(SQE, os.path.join(tmp, "serve"), """
 [coordinator]
-data_dir = "{tmp}/data"
-trino_http_port = {port}
-flight_sql_port = 0
 threads = 2
-
-[metrics]
-health_port = 0
 
 [catalog]
 name = "lake"
@@ -86,36 +73,17 @@ s3_sts_endpoint = "{ep}"
 s3_role_arn = "{role}"
 s3_role_session_name = "sqe-test"
 s3_sts_duration = "15m"
-""".format(tmp=tmp, port=port, uri=rest.uri, bucket=BUCKET, ep=s3.endpoint, role=role))
-    log = open(os.path.join(tmp, "serve.log"), "w")
-    envv = {k: v for k, v in os.environ.items() if not k.startswith("SQE_S3_")}
-    envv["TMPDIR"] = os.path.join(tmp, "stage")
-    os.makedirs(envv["TMPDIR"])
-    proc = subprocess.Popen([SQE, "serve", "--config", cfg], stdout=log,
-                            stderr=subprocess.STDOUT, env=envv)
-    deadline = time.time() + 60
-    text = ""
-    while time.time() < deadline:
-        with open(log.name) as f:
-            text = f.read()
-        if "sqe serve: ready" in text or proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    if "sqe serve: ready" not in text:
-        proc.kill()
+""".format(uri=rest.uri, bucket=BUCKET, ep=s3.endpoint, role=role), env={"TMPDIR": stage})
+    except Exception as e:
         rest.stop()
         s3.stop()
-        pytest.fail("sqe serve did not start:\n" + text)
-    yield {"port": port, "rest": rest, "s3": s3, "role": role, "svc": svc[0], "log": log.name}
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        pytest.fail("sqe serve did not start: %s" % e)
+    port = serve.trino_port
+    yield {"port": port, "rest": rest, "s3": s3, "role": role, "svc": svc[0], "log": serve.log_path}
+    serve.stop()
     rest.stop()
     s3.stop()
-    with open(log.name) as f:
+    with open(serve.log_path) as f:
         text = f.read()
     for c in s3.sts_calls():  # neither tokens nor temporary secrets reach the server log
         assert c["token"] not in text, text
