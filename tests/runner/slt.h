@@ -5,8 +5,10 @@
  * lines such as loop/endloop); slt_exec.c interprets that array on a connector, compares results
  * and reports failures; slt_conn.c holds the connectors (the embedded API; the Trino HTTP and
  * Flight SQL clients of slt_conn_trino.c and slt_conn_flight.c) behind one small interface;
- * slt_runner.c is main (options, file discovery, parallel jobs). README.md beside this file
- * documents the dialect.
+ * slt_runner.c is main (options, file discovery, parallel jobs); slt_hash.c hashes results
+ * (`N values hashing to <md5>`); slt_skip.c holds the skip groups and the skip list file;
+ * slt_sqlite.c is the SQLite corpus mode (--sqlite-corpus: DDL mapping and SQLite's value
+ * rendering). README.md beside this file documents the dialect.
  */
 #ifndef SQE_TESTS_SLT_H
 #define SQE_TESTS_SLT_H
@@ -30,6 +32,7 @@ typedef enum slt_kind {
     SLT_MODE_SKIP,
     SLT_MODE_UNSKIP,
     SLT_LOAD,        /* arg: path of a SQL script */
+    SLT_HASH_THRESHOLD, /* start: the threshold (hash results with more values, --rewrite) */
     SLT_BAD          /* unreadable record; arg: what is wrong. Fails when reached. */
 } slt_kind;
 
@@ -37,7 +40,7 @@ typedef enum slt_sort { SLT_SORT_NONE, SLT_SORT_ROW, SLT_SORT_VALUE } slt_sort;
 
 typedef struct slt_condition {
     int only;         /* 1 for onlyif, 0 for skipif */
-    char *connector;
+    char *connector;  /* a connector name, or an engine name in the SQLite corpus mode */
 } slt_condition;
 
 typedef struct slt_record {
@@ -127,6 +130,70 @@ int slt_result_push(slt_result *r, char *value, size_t *cap);
 extern const slt_connector slt_conn_trino;
 extern const slt_connector slt_conn_flight;
 
+/* ---- skipped records (slt_skip.c) ----------------------------------------------------------- */
+
+#define SLT_MAX_SKIP_GROUPS 32
+
+/* Why records were skipped: every skipped record is counted under one group. The fixed groups come
+ * first; the SQLite mapping and the headings of the skip list file add theirs at start-up, before
+ * any file runs (the forked children share the numbering). */
+enum {
+    SLT_SKIP_CONDITION,      /* skipif/onlyif */
+    SLT_SKIP_MODE,           /* mode skip, require */
+    SLT_SKIP_FIRST_FREE
+};
+
+/* Registers a group named name (copied) and returns its index; an existing name returns its index.
+ * Returns -1 when the table is full (SLT_MAX_SKIP_GROUPS). Not thread-safe; call before running. */
+int slt_skip_group(const char *name);
+/* The name of group idx ("" when unknown). */
+const char *slt_skip_group_name(int idx);
+int slt_skip_group_count(void);
+
+/* The skip list file: records (file:line) and whole files not to run, each with a reason,
+ * grouped by "## heading" lines. See README.md. */
+typedef struct slt_skip_entry {
+    char *path;               /* relative to the corpus; matched as a suffix of the record's file */
+    int line;                 /* the record's command line; 0 for the whole file */
+    char *reason;
+    int group;                /* slt_skip_group index of its heading */
+    int source_line;          /* its line in the list, for messages */
+} slt_skip_entry;
+
+typedef struct slt_skip_list {
+    slt_skip_entry *entries;
+    int n_entries;
+} slt_skip_list;
+
+/* Reads the list at path and registers its headings as skip groups. Returns 0, or -1 with msg set
+ * (unreadable file, a malformed line, too many groups); on error *out is empty. The caller owns
+ * *out and calls slt_skip_list_free(). */
+int slt_skip_list_load(const char *path, slt_skip_list *out, char *msg, size_t msg_len);
+void slt_skip_list_free(slt_skip_list *list);
+/* The entry that skips the record at file:line, or NULL. */
+const slt_skip_entry *slt_skip_list_find(const slt_skip_list *list, const char *file, int line);
+
+/* ---- hash results (slt_hash.c) --------------------------------------------------------------- */
+
+/* Writes into hex (33 bytes) the lowercase MD5 of the values, each followed by "\n", in order: the
+ * digest of SQLite's `N values hashing to <md5>` results. */
+void slt_hash_values(const char *const *values, size_t n, char hex[33]);
+/* Parses "N values hashing to <32 hex digits>" into *n and hex; returns 1 when line is one. */
+int slt_hash_line_parse(const char *line, size_t *n, char hex[33]);
+
+/* ---- the SQLite corpus mode (slt_sqlite.c) --------------------------------------------------- */
+
+/* Registers the mapping's skip groups (before any file runs). */
+void slt_sqlite_init(void);
+/* Maps a statement of SQLite's corpus to Trino's dialect (see README.md in tests/sqlite/): returns
+ * a malloc'd statement to run, or NULL with *skip_group set to the group of a statement that has no
+ * Trino equivalent (CREATE INDEX, ...). Exits on out of memory. */
+char *slt_sqlite_map(const char *sql, int *skip_group);
+/* Renders a cell as SQLite's sqllogictest prints it for the type letter (I: integer, R: "%.3f",
+ * T: text; NULL as "NULL", '' as "(empty)", booleans as 1/0); value is the engine's text (NULL =
+ * SQL NULL) and type its Trino type. Returns a malloc'd string; exits on out of memory. */
+char *slt_sqlite_render(const char *value, const char *type, char letter);
+
 /* ---- running --------------------------------------------------------------------------------- */
 
 struct slt_options {
@@ -141,12 +208,22 @@ struct slt_options {
     const char *rest_uri;
     const char *rest_token;
     const char *s3_endpoint;
+    /* --sqlite-corpus: SQLite's corpus (DDL mapping, SQLite's value rendering, the engine name
+     * "postgresql" for skipif/onlyif besides the connector's); 0 for the project's own tests. */
+    int sqlite_corpus;
+    const slt_skip_list *skip_list;   /* --skip-list, or NULL */
+    /* --check-skipped SUBSTR: run the skip-listed records whose group name contains it and
+     * report those that pass (they still count as skipped). NULL: do not run them. */
+    const char *check_skipped;
+    unsigned record_timeout;  /* --record-timeout: seconds per record (0: the file timeout only) */
+    int list_records;         /* --list-records: print the records as JSON lines, run nothing */
 };
 
 typedef struct slt_counts {
     int passed;
     int failed;
     int skipped;
+    int skipped_by[SLT_MAX_SKIP_GROUPS]; /* the skipped records by slt_skip_group */
 } slt_counts;
 
 /* Runs one .test file on a fresh database, adding to *counts as it goes (so a crash keeps the

@@ -6,7 +6,8 @@
  * (mode skip/unskip), per-record skipif/onlyif conditions, and halt/require to end a file early.
  * `statement ok` must succeed; `statement error` must fail, and its expected lines may pin a
  * message substring, the SQLSTATE and the position; `query` compares the rows with the expected
- * ones after the requested sorting, numerically with a relative tolerance for R columns.
+ * ones after the requested sorting, numerically with a relative tolerance for R columns, or by
+ * their MD5 when the expected result is `N values hashing to <md5>`.
  *
  * INTERFACE: slt_file_run.
  * NOTES:
@@ -16,22 +17,35 @@
  *     file itself (not those inside loops or included files) once the file has run.
  *   - __TEST_DIR__ expands to a private temporary directory, removed after the file;
  *     __WORKING_DIRECTORY__ to the current directory.
+ *   - With --sqlite-corpus, statements go through slt_sqlite_map and cells through
+ *     slt_sqlite_render, and skipif/onlyif also know the runner as the engine "postgresql".
+ *   - A record on the skip list (--skip-list) counts as skipped under its heading; with
+ *     --check-skipped it runs anyway (its report discarded) and a pass is reported as "PASSES",
+ *     so the list can shrink as the engine improves.
+ *   - --list-records prints each statement/query record as a JSON line (its SQL as it would run,
+ *     its expected lines and why it is skipped, if it is) instead of running it: the same records
+ *     for another engine (tests/sqlite/duckdb_rate.py).
+ *   - --record-timeout: an alarm per record; when it rings, the record is reported as timed out
+ *     and the file ends there (the process dies of SIGALRM, which fails the file).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slt.h"
 
 #define REPORT_MAX_LINES 20
 #define REAL_TOLERANCE 1e-9
+#define SLOW_RECORD_SECONDS 0.5 /* --verbose reports the time of records slower than this */
 
 /* Features that `require` accepts; a file requiring anything else is skipped. */
 static const char *const known_features[] = {
@@ -76,7 +90,12 @@ typedef struct run_state {
     int n_rewrites;
     char *test_dir;
     int stop;
+    long hash_threshold;     /* hash-threshold: --rewrite writes larger results as a hash */
 } run_state;
+
+/* The runner's engine name in the SQLite corpus mode (whose skipif/onlyif name sqlite, mysql,
+ * mssql, oracle and postgresql). */
+#define SQLITE_CORPUS_ENGINE "postgresql"
 
 /* ---- text helpers ---------------------------------------------------------------------------- */
 
@@ -248,8 +267,9 @@ static void record_pass(run_state *st, const slt_record *r) {
     if (st->opt->verbose) report_header(st, "ok  ", r);
 }
 
-static void record_skip(run_state *st, const slt_record *r) {
+static void record_skip(run_state *st, const slt_record *r, int group) {
     st->counts->skipped++;
+    if (group >= 0 && group < SLT_MAX_SKIP_GROUPS) st->counts->skipped_by[group]++;
     if (st->opt->verbose) report_header(st, "skip", r);
 }
 
@@ -390,6 +410,16 @@ static void rewrite_add(run_state *st, const slt_record *r, const slt_result *re
         e->add_sep = n_rows > 0;
         e->skip_from = 1, e->skip_to = 0;
     }
+    size_t n_values = n_rows * (size_t)res->n_cols;
+    if (st->hash_threshold > 0 && n_values > (size_t)st->hash_threshold) {
+        char hex[33], line[96];
+        slt_hash_values(values, n_values, hex);
+        snprintf(line, sizeof line, "%zu values hashing to %s", n_values, hex);
+        e->rows = xcalloc(1, sizeof *e->rows);
+        e->rows[0] = xstrdup(line);
+        e->n_rows = 1;
+        return;
+    }
     e->rows = join_rows(values, n_rows, res->n_cols);
     e->n_rows = n_rows;
 }
@@ -447,9 +477,12 @@ static void rewrite_apply(run_state *st) {
 
 /* ---- records --------------------------------------------------------------------------------- */
 
-static int conditions_allow(const slt_record *r, const char *connector) {
+/* Whether the skipif/onlyif lines of r let it run on the connector (and, in the SQLite corpus
+ * mode, the engine name SQLITE_CORPUS_ENGINE). */
+static int conditions_allow(const slt_record *r, const char *connector, const char *engine) {
     for (int i = 0; i < r->n_conds; i++) {
-        int same = strcmp(r->conds[i].connector, connector) == 0;
+        int same = strcmp(r->conds[i].connector, connector) == 0 ||
+                   (engine && strcmp(r->conds[i].connector, engine) == 0);
         if (r->conds[i].only ? !same : same) return 0;
     }
     return 1;
@@ -581,17 +614,37 @@ static void run_query(run_state *st, const slt_record *r, const char *sql) {
     }
     size_t n_act = res.n_rows * (size_t)res.n_cols;
     const char **act = xcalloc(n_act, sizeof *act);
-    for (size_t i = 0; i < n_act; i++) act[i] = cell_text(res.values[i]);
+    char **rendered = NULL; /* the SQLite corpus mode's cell texts (owned) */
+    if (st->opt->sqlite_corpus) {
+        rendered = xcalloc(n_act, sizeof *rendered);
+        for (size_t i = 0; i < n_act; i++) {
+            int col = (int)(i % (size_t)res.n_cols);
+            char letter = col < n_cols ? r->types[col] : 'T';
+            rendered[i] = slt_sqlite_render(res.values[i], res.col_types[col], letter);
+            act[i] = rendered[i];
+        }
+    } else {
+        for (size_t i = 0; i < n_act; i++) act[i] = cell_text(res.values[i]);
+    }
     sort_values(act, res.n_rows, res.n_cols, r->sort);
     int real = strchr(r->types, 'R') != NULL;
 
     char **exp_store = NULL;
     const char **exp = NULL;
     long n_exp_rows = expected_values(st, r, n_cols, &exp_store, &exp);
+    size_t hash_count = 0;
+    char want_hash[33];
+    int hashed = r->n_expected == 1 && slt_hash_line_parse(exp[0], &hash_count, want_hash);
     char reason[1200] = "";
     if (res.n_cols != n_cols) {
         snprintf(reason, sizeof reason, "expected %d column%s (types %s), got %d", n_cols,
                  n_cols == 1 ? "" : "s", r->types, res.n_cols);
+    } else if (hashed) {
+        char got_hash[33];
+        slt_hash_values(act, n_act, got_hash);
+        if (hash_count != n_act || strcmp(want_hash, got_hash) != 0)
+            snprintf(reason, sizeof reason, "expected %zu values hashing to %s, got %zu hashing "
+                     "to %s", hash_count, want_hash, n_act, got_hash);
     } else if (n_exp_rows < 0) {
         snprintf(reason, sizeof reason,
                  "the expected lines do not hold %d tab-separated values each", n_cols);
@@ -630,6 +683,7 @@ static void run_query(run_state *st, const slt_record *r, const char *sql) {
     free_lines(exp_store, (size_t)r->n_expected);
     free(exp);
     free(act);
+    if (rendered) free_lines(rendered, n_act);
     slt_result_free(&res);
 }
 
@@ -710,10 +764,176 @@ static void push_frame(run_state *st, int rec) {
     f->idx = 0;
 }
 
+/* ---- one record ------------------------------------------------------------------------------ */
+
+/* What the SIGALRM handler of --record-timeout writes: prepared before each record, because a
+ * signal handler may only write(). */
+static char timeout_report[1024];
+static size_t timeout_report_len;
+
+static void on_record_timeout(int sig) {
+    ssize_t ignored = write(STDOUT_FILENO, timeout_report, timeout_report_len);
+    (void)ignored;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Arms the alarm of --record-timeout for record r (sql: its text). */
+static void arm_record_timeout(run_state *st, const slt_record *r, const char *sql) {
+    unsigned seconds = st->opt->record_timeout;
+    if (!seconds) return;
+    int n = snprintf(timeout_report, sizeof timeout_report,
+                     "FAIL %s:%d\n  timed out after %u s (--record-timeout); the rest of the "
+                     "file did not run\n  SQL: %.300s\n",
+                     r->file, r->line, seconds, sql);
+    timeout_report_len = n < 0 ? 0 : (size_t)n >= sizeof timeout_report ? sizeof timeout_report - 1
+                                                                        : (size_t)n;
+    fflush(st->report);
+    signal(SIGALRM, on_record_timeout);
+    alarm(seconds);
+}
+
+static void disarm_record_timeout(run_state *st) {
+    if (st->opt->record_timeout) alarm(0);
+}
+
+/* Runs a statement, query or load record that no skip rule holds back. */
+static void run_record_now(run_state *st, const slt_record *r) {
+    if (r->kind == SLT_LOAD) {
+        run_load(st, r);
+        return;
+    }
+    char *sql = substitute(st, r->sql);
+    if (st->opt->sqlite_corpus) {
+        int group = -1;
+        char *mapped = slt_sqlite_map(sql, &group);
+        free(sql);
+        if (!mapped) {
+            record_skip(st, r, group);
+            return;
+        }
+        sql = mapped;
+    }
+    arm_record_timeout(st, r, sql);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (r->kind == SLT_STATEMENT_OK) run_statement_ok(st, r, sql);
+    else if (r->kind == SLT_STATEMENT_ERROR) run_statement_error(st, r, sql);
+    else run_query(st, r, sql);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    disarm_record_timeout(st);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (st->opt->verbose && seconds >= SLOW_RECORD_SECONDS)
+        fprintf(st->report, "  (%s:%d took %.2f s)\n", r->file, r->line, seconds);
+    free(sql);
+}
+
+/* --check-skipped: runs a skip-listed record with its report discarded; reports it when it
+ * passes. */
+static void check_listed_record(run_state *st, const slt_record *r, const slt_skip_entry *e) {
+    static FILE *discard;
+    if (!discard) discard = fopen("/dev/null", "w");
+    if (!discard) return;
+    slt_counts scratch;
+    memset(&scratch, 0, sizeof scratch);
+    slt_counts *counts = st->counts;
+    FILE *report = st->report;
+    st->counts = &scratch;
+    st->report = discard;
+    run_record_now(st, r);
+    st->counts = counts;
+    st->report = report;
+    if (scratch.passed > 0)
+        fprintf(report, "PASSES %s:%d (skip list line %d, \"%s\"): remove it from the list\n",
+                r->file, r->line, e->source_line, slt_skip_group_name(e->group));
+}
+
+/* ---- --list-records ------------------------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", out);
+        else if (*p == '\t') fputs("\\t", out);
+        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+        else fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* Prints record r as one JSON object per line, with its SQL as the runner would send it and the
+ * skip group that holds it back, if any (group; listed: by the skip list). */
+static void list_record(run_state *st, const slt_record *r, int group, int listed) {
+    static const char *const kinds[] = {[SLT_STATEMENT_OK] = "ok", [SLT_STATEMENT_ERROR] = "error",
+                                        [SLT_QUERY] = "query", [SLT_LOAD] = "load"};
+    static const char *const sorts[] = {"nosort", "rowsort", "valuesort"};
+    FILE *out = st->report;
+    char *sql = substitute(st, r->kind == SLT_LOAD ? r->arg : r->sql);
+    if (st->opt->sqlite_corpus && r->kind != SLT_LOAD) {
+        int map_group = -1;
+        char *mapped = slt_sqlite_map(sql, &map_group);
+        if (mapped) {
+            free(sql);
+            sql = mapped;
+        } else if (group < 0) {
+            group = map_group;
+        }
+    }
+    fputs("{\"file\": ", out);
+    json_string(out, r->file);
+    fprintf(out, ", \"line\": %d, \"kind\": \"%s\", \"sql\": ", r->line, kinds[r->kind]);
+    json_string(out, sql);
+    if (r->kind == SLT_QUERY) {
+        fputs(", \"types\": ", out);
+        json_string(out, r->types);
+        fprintf(out, ", \"sort\": \"%s\", \"label\": ", sorts[r->sort]);
+        if (r->label) json_string(out, r->label);
+        else fputs("null", out);
+    }
+    fputs(", \"expected\": [", out);
+    for (int i = 0; i < r->n_expected; i++) {
+        char *line = substitute(st, r->expected[i]);
+        if (i) fputs(", ", out);
+        json_string(out, line);
+        free(line);
+    }
+    fputs("], \"skip\": ", out);
+    if (group >= 0) json_string(out, slt_skip_group_name(group));
+    else fputs("null", out);
+    fprintf(out, ", \"listed\": %s}\n", listed ? "true" : "false");
+    free(sql);
+}
+
+/* A statement, query or load record: skipped (mode skip, skipif/onlyif, the skip list, the SQLite
+ * mapping), run, or listed (--list-records). */
+static void run_checked_record(run_state *st, const slt_record *r) {
+    const char *engine = st->opt->sqlite_corpus ? SQLITE_CORPUS_ENGINE : NULL;
+    const slt_skip_entry *listed = NULL;
+    int group = -1;
+    if (st->skip_mode) group = SLT_SKIP_MODE;
+    else if (!conditions_allow(r, st->opt->connector->name, engine)) group = SLT_SKIP_CONDITION;
+    else if ((listed = slt_skip_list_find(st->opt->skip_list, r->file, r->line)))
+        group = listed->group;
+    if (st->opt->list_records) {
+        list_record(st, r, group, listed != NULL);
+        return;
+    }
+    if (group >= 0) {
+        record_skip(st, r, group);
+        if (listed && st->opt->check_skipped &&
+            strstr(slt_skip_group_name(listed->group), st->opt->check_skipped))
+            check_listed_record(st, r, listed);
+        return;
+    }
+    run_record_now(st, r);
+}
+
 /* Runs the records; returns when the file ends, halts or is skipped. */
 static void run_records(run_state *st) {
     const slt_script *s = st->script;
     const char *connector = st->opt->connector->name;
+    const char *engine = st->opt->sqlite_corpus ? SQLITE_CORPUS_ENGINE : NULL;
     int pc = 0;
     while (pc < s->n_recs && !st->stop) {
         const slt_record *r = &s->recs[pc];
@@ -741,7 +961,7 @@ static void run_records(run_state *st) {
             break;
         }
         case SLT_HALT:
-            if (conditions_allow(r, connector)) st->stop = 1;
+            if (conditions_allow(r, connector, engine)) st->stop = 1;
             break;
         case SLT_MODE_SKIP: st->skip_mode = 1; break;
         case SLT_MODE_UNSKIP: st->skip_mode = 0; break;
@@ -749,7 +969,9 @@ static void run_records(run_state *st) {
             if (!feature_known(r->arg)) {
                 if (st->opt->verbose)
                     fprintf(st->report, "SKIP %s:%d: requires %s\n", r->file, r->line, r->arg);
-                st->counts->skipped += remaining_checks(s, pc);
+                int n = remaining_checks(s, pc);
+                st->counts->skipped += n;
+                st->counts->skipped_by[SLT_SKIP_MODE] += n;
                 st->stop = 1;
             }
             break;
@@ -760,20 +982,9 @@ static void run_records(run_state *st) {
         case SLT_STATEMENT_ERROR:
         case SLT_QUERY:
         case SLT_LOAD:
-            if (st->skip_mode || !conditions_allow(r, connector)) {
-                record_skip(st, r);
-                break;
-            }
-            if (r->kind == SLT_LOAD) {
-                run_load(st, r);
-                break;
-            }
-            char *sql = substitute(st, r->sql);
-            if (r->kind == SLT_STATEMENT_OK) run_statement_ok(st, r, sql);
-            else if (r->kind == SLT_STATEMENT_ERROR) run_statement_error(st, r, sql);
-            else run_query(st, r, sql);
-            free(sql);
+            run_checked_record(st, r);
             break;
+        case SLT_HASH_THRESHOLD: st->hash_threshold = r->start; break;
         }
         pc++;
     }
@@ -796,7 +1007,7 @@ void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, 
     st.opt = opt;
     st.report = report;
     st.counts = counts;
-    if (opt->verbose) fprintf(report, "file %s\n", path);
+    if (opt->verbose && !opt->list_records) fprintf(report, "file %s\n", path);
 
     /* Files under an "iceberg" folder run on a fresh Iceberg warehouse (the session default
      * catalog "iceberg"), removed afterwards. */
@@ -809,7 +1020,7 @@ void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, 
     }
     sqe_error err;
     memset(&err, 0, sizeof err);
-    if (opt->connector->open(&file_opt, &st.conn, &err) != 0) {
+    if (!opt->list_records && opt->connector->open(&file_opt, &st.conn, &err) != 0) {
         char desc[700];
         describe_error(&err, desc, sizeof desc);
         counts->failed++;
@@ -819,7 +1030,7 @@ void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, 
         return;
     }
     run_records(&st);
-    opt->connector->close(st.conn);
+    if (!opt->list_records) opt->connector->close(st.conn);
     if (warehouse[0]) remove_tree(warehouse);
     rewrite_apply(&st);
 

@@ -4,8 +4,10 @@
  * The dialect is SQLite's sqllogictest with DuckDB's extensions (see README.md): records are
  * separated by blank lines; a record is `statement ok|error` or `query <types> [sort] [label]`
  * followed by SQL lines and optionally `----` and expected lines; single-line control commands
- * (require, loop/foreach/endloop, halt, mode, load, include) need no blank line after them.
- * Lines starting with '#' between records are comments. Commands are looked up in one table.
+ * (require, loop/foreach/endloop, halt, mode, load, include, hash-threshold) need no blank line
+ * after them. Lines starting with '#' between records are comments, and so is the rest of a
+ * command line from a word starting with '#' (`onlyif sqlite # why`). Commands are looked up in
+ * one table.
  *
  * INTERFACE: slt_script_parse, slt_script_free.
  * NOTES:
@@ -298,6 +300,16 @@ static void cmd_mode(parser *p, int line, int n, char **w) {
     else bad_record(p, line, "usage: mode skip|unskip%s", NULL);
 }
 
+static void cmd_hash_threshold(parser *p, int line, int n, char **w) {
+    long threshold;
+    if (n != 2 || !parse_long(w[1], &threshold) || threshold < 0) {
+        bad_record(p, line, "usage: hash-threshold <n>%s", NULL);
+        return;
+    }
+    slt_record *r = new_record(p, SLT_HASH_THRESHOLD, line);
+    if (r) r->start = threshold;
+}
+
 static void cmd_load(parser *p, int line, int n, char **w) {
     if (n != 2) {
         bad_record(p, line, "usage: load <path>%s", NULL);
@@ -339,6 +351,7 @@ static const struct {
     {"onlyif", cmd_condition},    {"require", cmd_require}, {"loop", cmd_loop},
     {"foreach", cmd_foreach},     {"endloop", cmd_simple},  {"halt", cmd_simple},
     {"mode", cmd_mode},           {"load", cmd_load},       {"include", cmd_include},
+    {"hash-threshold", cmd_hash_threshold},
 };
 
 /* ---- files ----------------------------------------------------------------------------------- */
@@ -398,6 +411,8 @@ static int parse_file(parser *p, const char *path, char *msg, size_t msg_len) {
         if (!copy) break;
         char *words[MAX_WORDS];
         int n = split_words(copy, words);
+        for (int w = 1; w < n; w++)
+            if (words[w][0] == '#') n = w; /* a comment to the end of the line */
         size_t i = 0;
         while (i < sizeof commands / sizeof commands[0] && strcmp(commands[i].name, words[0]) != 0)
             i++;

@@ -2,13 +2,15 @@
  * slt_runner.c: main of the sqllogictest runner.
  *
  *   slt_runner [--rewrite] [--filter SUBSTR] [--jobs N] [--verbose] [--slow] [--connector NAME]
- *              [--threads N] [--timeout SEC] [--no-fork]
- *              [--iceberg-rest URI [--rest-token T] [--s3-endpoint URL]] PATH...
+ *              [--threads N] [--timeout SEC] [--record-timeout SEC] [--no-fork]
+ *              [--iceberg-rest URI [--rest-token T] [--s3-endpoint URL]]
+ *              [--sqlite-corpus] [--skip-list FILE [--check-skipped SUBSTR]] PATH...
  *
  * Finds every *.test file under the paths (recursively, sorted; *.test_slow too with --slow),
  * runs each on a fresh database (slt_exec.c) and prints the failures, then the summary line
- * "N passed, N failed" (records) and, when records were skipped, "N skipped". Exit status: 0 when
- * nothing failed, 1 otherwise, 2 for a usage error.
+ * "N passed, N failed" (records) and, when records were skipped, "N skipped" followed by one
+ * "  N <reason>" line per skip group. Exit status: 0 when nothing failed, 1 otherwise, 2 for a
+ * usage error.
  *
  * INTERFACE: main.
  * NOTES:
@@ -18,6 +20,8 @@
  *     counts live in shared memory, so the records it finished before dying still count.
  *   - --no-fork runs the files one after the other in this process (for gdb).
  *   - --connector embedded|trino|flight picks the front end (slt_conn*.c).
+ *   - --sqlite-corpus and --skip-list are for outside corpora (SQLite's sqllogictest: see
+ *     tests/sqlite/README.md); the skip groups are registered here before any child starts.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -62,12 +66,22 @@ static const char usage_text[] =
     "                     server + gRPC client), both servers in-process on loopback\n"
     "  --threads N        engine threads per database (default: one per core)\n"
     "  --timeout SEC      fail a file that runs longer than SEC seconds (default 600)\n"
+    "  --record-timeout SEC  fail a record that runs longer than SEC seconds (ends its file;\n"
+    "                     replaces the file timeout)\n"
     "  --no-fork          run every file inside this process (no crash isolation, no timeout)\n"
     "  --iceberg-rest URI files under iceberg/ use this Iceberg REST catalog (default catalog\n"
     "                     \"iceberg\", vended S3 credentials) instead of a fresh local warehouse;\n"
     "                     the catalog should be empty for each run (one file per run)\n"
     "  --rest-token T     bearer token sent to the REST catalog\n"
-    "  --s3-endpoint URL  S3 endpoint (path-style) when the catalog vends none\n";
+    "  --s3-endpoint URL  S3 endpoint (path-style) when the catalog vends none\n"
+    "  --sqlite-corpus    SQLite's sqllogictest corpus: SQLite DDL mapped to Trino's, values\n"
+    "                     printed as SQLite's runner does, skipif/onlyif engine \"postgresql\"\n"
+    "                     (tests/sqlite/README.md)\n"
+    "  --skip-list FILE   records and files not to run, with reasons (tests/sqlite/skip.list)\n"
+    "  --check-skipped SUBSTR  run the skip-listed records whose heading contains SUBSTR too\n"
+    "                     and report those that pass (\"PASSES file:line\")\n"
+    "  --list-records     print every statement and query record as a JSON line (the SQL as\n"
+    "                     it would run, expected lines, skip reason) instead of running it\n";
 
 /* ---- discovery ------------------------------------------------------------------------------- */
 
@@ -119,6 +133,12 @@ static void walk(const char *dir, const runner_options *opt, file_list *out) {
     closedir(d);
 }
 
+static void list_free(file_list *l) {
+    for (size_t i = 0; i < l->n; i++) free(l->paths[i]);
+    free(l->paths);
+    memset(l, 0, sizeof *l);
+}
+
 static int compare_paths(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -129,6 +149,7 @@ static void counts_add(slt_counts *total, const slt_counts *c) {
     total->passed += c->passed;
     total->failed += c->failed;
     total->skipped += c->skipped;
+    for (int i = 0; i < SLT_MAX_SKIP_GROUPS; i++) total->skipped_by[i] += c->skipped_by[i];
 }
 
 static void run_in_process(const file_list *files, const runner_options *opt, slt_counts *total) {
@@ -206,7 +227,7 @@ static void run_forked(const file_list *files, const runner_options *opt, slt_co
             if (pid == 0) {
                 dup2(fileno(output), STDOUT_FILENO);
                 dup2(fileno(output), STDERR_FILENO);
-                if (opt->timeout) alarm(opt->timeout);
+                if (opt->timeout && !opt->run.record_timeout) alarm(opt->timeout);
                 slt_file_run(files->paths[next], &opt->run, &shared[next], stdout);
                 fflush(stdout);
                 exit(0);
@@ -253,6 +274,7 @@ int main(int argc, char **argv) {
     opt.timeout = 600;
     opt.run.connector = slt_connector_find("embedded");
     file_list roots = {0};
+    const char *skip_list_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -265,6 +287,13 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--iceberg-rest") == 0 && has_value) opt.run.rest_uri = argv[++i];
         else if (strcmp(a, "--rest-token") == 0 && has_value) opt.run.rest_token = argv[++i];
         else if (strcmp(a, "--s3-endpoint") == 0 && has_value) opt.run.s3_endpoint = argv[++i];
+        else if (strcmp(a, "--sqlite-corpus") == 0) opt.run.sqlite_corpus = 1;
+        else if (strcmp(a, "--list-records") == 0) opt.run.list_records = 1;
+        else if (strcmp(a, "--skip-list") == 0 && has_value) skip_list_path = argv[++i];
+        else if (strcmp(a, "--check-skipped") == 0 && has_value) opt.run.check_skipped = argv[++i];
+        else if (strcmp(a, "--record-timeout") == 0 && has_value &&
+                 parse_int(argv[i + 1], 1, 86400, &v))
+            opt.run.record_timeout = (unsigned)v, i++;
         else if (strcmp(a, "--jobs") == 0 && has_value && parse_int(argv[i + 1], 1, 1024, &v))
             opt.jobs = (int)v, i++;
         else if (strcmp(a, "--threads") == 0 && has_value && parse_int(argv[i + 1], 0, 4096, &v))
@@ -291,6 +320,23 @@ int main(int argc, char **argv) {
         fputs(usage_text, stderr);
         return 2;
     }
+    if (opt.run.check_skipped && !skip_list_path) {
+        fprintf(stderr, "slt_runner: --check-skipped needs --skip-list\n");
+        list_free(&roots);
+        return 2;
+    }
+    /* The skip groups, before any child starts (they share the numbering). */
+    if (opt.run.sqlite_corpus) slt_sqlite_init();
+    slt_skip_list skip_list = {0};
+    if (skip_list_path) {
+        char msg[1024];
+        if (slt_skip_list_load(skip_list_path, &skip_list, msg, sizeof msg) != 0) {
+            fprintf(stderr, "slt_runner: %s\n", msg);
+            list_free(&roots);
+            return 2;
+        }
+        opt.run.skip_list = &skip_list;
+    }
 
     slt_counts total = {0};
     file_list found = {0};
@@ -315,13 +361,16 @@ int main(int argc, char **argv) {
     if (opt.fork) run_forked(&files, &opt, &total);
     else run_in_process(&files, &opt, &total);
 
-    printf("%d passed, %d failed\n", total.passed, total.failed);
-    if (total.skipped) printf("%d skipped\n", total.skipped);
-    for (size_t i = 0; i < roots.n; i++) free(roots.paths[i]);
-    for (size_t i = 0; i < found.n; i++) free(found.paths[i]);
-    for (size_t i = 0; i < files.n; i++) free(files.paths[i]);
-    free(roots.paths);
-    free(found.paths);
-    free(files.paths);
+    if (!opt.run.list_records) printf("%d passed, %d failed\n", total.passed, total.failed);
+    if (total.skipped && !opt.run.list_records) {
+        printf("%d skipped\n", total.skipped);
+        for (int g = 0; g < slt_skip_group_count(); g++)
+            if (total.skipped_by[g])
+                printf("  %d %s\n", total.skipped_by[g], slt_skip_group_name(g));
+    }
+    slt_skip_list_free(&skip_list);
+    list_free(&roots);
+    list_free(&found);
+    list_free(&files);
     return total.failed ? 1 : 0;
 }
