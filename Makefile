@@ -15,7 +15,7 @@ setup:
 
 release: setup
 	@$(CMAKE_GEN) -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@$(NINJA) -C build sqe
+	@$(NINJA) -C build sqe slt_runner
 
 debug: setup
 	@$(CMAKE_GEN) -B build-debug -DCMAKE_BUILD_TYPE=Debug >/dev/null

@@ -5,6 +5,9 @@
 #   unit  every build-asan/unit_* executable (cmocka; ASan + UBSan, leaks checked)
 #   sql   build-asan/slt_runner over the sqllogictest corpus tests/sql/ (in-process)
 #   sql-trino, sql-flight  the same corpus over Trino HTTP and Flight SQL (in-process servers)
+#   sqlite   SQLite's sqllogictest corpus (../shared/corpus/sqllogictest: select1-5, evidence/)
+#            through build/slt_runner --sqlite-corpus with tests/sqlite/skip.list (release build:
+#            the corpus is about answers and runs 6x faster than under ASan; tests/sqlite/README.md)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   tpch-ice the same on Iceberg tables loaded from those files (CTAS into a fresh warehouse)
@@ -26,7 +29,8 @@
 #   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
 #   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
 #            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
-#   python   tests/cli and tests/bench (pytest): JSON output, the benchmark harness at SF 0.01
+#   python   tests/cli, tests/bench and tests/sqlite (pytest): JSON output, the benchmark harness
+#            at SF 0.01, slt_runner's hash results and SQLite corpus mode
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
 # tests, sqllogictest records, TPC-H queries); the exit status is 1 when any stage failed.
@@ -128,6 +132,36 @@ sql_stage sql embedded
 sql_stage sql-trino trino
 sql_stage sql-flight flight
 
+# ---- sqlite -------------------------------------------------------------------------------------
+# SQLite's sqllogictest corpus with the SQLite mapping and the skip list (tests/sqlite/README.md).
+# The release build of slt_runner: 12 s of CPU against 74 s under ASan, most of it planning the
+# many-table joins of select5; the ASan stages above cover the runner and the engine's memory.
+echo "== SQLite's sqllogictest corpus (select1-5, evidence; build/slt_runner --sqlite-corpus)"
+sqlite_corpus=""
+for dir in "${SQE_SQLITE_CORPUS:-}" ../shared/corpus/sqllogictest ../../shared/corpus/sqllogictest; do
+  if [ -n "$dir" ] && [ -f "$dir/select1.test" ]; then sqlite_corpus=$dir; break; fi
+done
+if [ -z "$sqlite_corpus" ]; then
+  stage_note sqlite "SQLite's corpus not found (../shared/corpus/sqllogictest or \$SQE_SQLITE_CORPUS)"
+elif [ ! -x build/slt_runner ]; then
+  echo "FAIL: build/slt_runner is missing (make release)"
+  stage_done sqlite 0 1 0 "build/slt_runner missing"
+elif ! (cd "$sqlite_corpus" && md5sum --quiet -c "$OLDPWD/tests/sqlite/corpus.md5"); then
+  echo "FAIL: $sqlite_corpus is not the version of tests/sqlite/corpus.md5 (the skip list's lines)"
+  stage_done sqlite 0 1 0 "corpus differs from tests/sqlite/corpus.md5"
+else
+  sqlite_start=$SECONDS
+  timeout -k 10 $((TEST_TIMEOUT * 6)) build/slt_runner --sqlite-corpus \
+    --skip-list tests/sqlite/skip.list --jobs "$JOBS" --timeout 600 "$sqlite_corpus" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  skipped=$(grep -E '^[0-9]+ skipped$' "$log" | tail -n 1 | grep -oE '^[0-9]+')
+  stage_done sqlite "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" \
+    "$p passed, $f failed, ${skipped:-0} skipped (records) in $((SECONDS - sqlite_start)) s"
+fi
+
 # ---- tpch ---------------------------------------------------------------------------------------
 # tpch_stage NAME FORMAT: run_tpch.py at SF 0.1 on tpchgen files of FORMAT (csv: loaded into
 # memory tables; parquet: queried in place through views over read_parquet).
@@ -217,8 +251,8 @@ pytest_stage rest-s3 "Iceberg REST + S3 (moto): per-user reads/writes, STS, faul
   bash tests/rest_s3/run_rest_s3_tests.sh
 pytest_stage s3 "S3 storage (SigV4, multipart, listing, retries) against moto checking signatures" \
   bash tests/s3/run_s3_tests.sh
-pytest_stage python "CLI and benchmark smoke tests" \
-  "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench
+pytest_stage python "CLI and benchmark smoke tests, slt_runner's corpus features (ASan build)" \
+  "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench tests/sqlite
 
 # ---- summary ------------------------------------------------------------------------------------
 echo "== summary"
