@@ -138,8 +138,8 @@ extern const slt_connector slt_conn_flight;
  * first; the SQLite mapping and the headings of the skip list file add theirs at start-up, before
  * any file runs (the forked children share the numbering). */
 enum {
-    SLT_SKIP_CONDITION,      /* skipif/onlyif */
-    SLT_SKIP_MODE,           /* mode skip, require */
+    SLT_SKIP_CONDITION,      /* skipif/onlyif (also the records after a halt that has them) */
+    SLT_SKIP_MODE,           /* mode skip, require, the records after a plain halt */
     SLT_SKIP_FIRST_FREE
 };
 

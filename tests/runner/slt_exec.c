@@ -929,6 +929,20 @@ static void run_checked_record(run_state *st, const slt_record *r) {
     run_record_now(st, r);
 }
 
+/* Counts the checkable records from index first on as skipped under group (after a halt), or
+ * lists them so (--list-records). */
+static void skip_rest(run_state *st, int first, int group) {
+    const slt_script *s = st->script;
+    for (int i = first; i < s->n_recs; i++) {
+        const slt_record *r = &s->recs[i];
+        if (r->kind != SLT_STATEMENT_OK && r->kind != SLT_STATEMENT_ERROR &&
+            r->kind != SLT_QUERY && r->kind != SLT_LOAD)
+            continue;
+        if (st->opt->list_records) list_record(st, r, group, 0);
+        else record_skip(st, r, group);
+    }
+}
+
 /* Runs the records; returns when the file ends, halts or is skipped. */
 static void run_records(run_state *st) {
     const slt_script *s = st->script;
@@ -961,7 +975,10 @@ static void run_records(run_state *st) {
             break;
         }
         case SLT_HALT:
-            if (conditions_allow(r, connector, engine)) st->stop = 1;
+            if (conditions_allow(r, connector, engine)) {
+                skip_rest(st, pc + 1, r->n_conds ? SLT_SKIP_CONDITION : SLT_SKIP_MODE);
+                st->stop = 1;
+            }
             break;
         case SLT_MODE_SKIP: st->skip_mode = 1; break;
         case SLT_MODE_UNSKIP: st->skip_mode = 0; break;

@@ -2,7 +2,8 @@
  * slt_skip.c: why records were skipped (skip groups) and the skip list file.
  *
  * Every skipped record is counted under a group, so the closing summary can say how many records
- * each reason skipped: skipif/onlyif, mode skip/require, the SQLite mapping's statements without a
+ * each reason skipped: skipif/onlyif (a conditional halt: the rest of the file), mode
+ * skip/require/halt, the SQLite mapping's statements without a
  * Trino equivalent (slt_sqlite.c), and one group per "## heading" of the skip list. The groups are
  * registered in the runner's process before any file runs, so the forked children and the parent
  * agree on the numbering (the children's counts come back through shared memory by index).
@@ -30,7 +31,7 @@
 
 static char *group_names[SLT_MAX_SKIP_GROUPS] = {
     [SLT_SKIP_CONDITION] = "skipif/onlyif (records for other engines or connectors)",
-    [SLT_SKIP_MODE] = "mode skip / require",
+    [SLT_SKIP_MODE] = "mode skip / require / halt",
 };
 static int n_groups = SLT_SKIP_FIRST_FREE;
 

@@ -272,6 +272,31 @@ def test_engine_names(tmp_path):
     assert "t.test:3\n" in out, out
 
 
+def test_records_after_a_halt_count_as_skipped(tmp_path):
+    text = """
+query I nosort
+SELECT 1
+----
+1
+
+skipif sqlite
+halt
+
+query I nosort
+SELECT 2
+----
+3
+
+statement ok
+SELECT 3
+"""
+    rc, out = run(tmp_path, text, "--sqlite-corpus")
+    assert rc == 0 and summary(out) == (1, 0) and "2 skipped" in out, out
+    assert "  2 skipif/onlyif" in out, out
+    rc, out = run(tmp_path, text, "--sqlite-corpus", "--list-records")
+    assert [json.loads(line)["skip"] is None for line in out.splitlines()] == [True, False, False]
+
+
 # ---- the skip list -------------------------------------------------------------------------------
 
 LISTED = """
