@@ -134,8 +134,10 @@ sql_stage sql-flight flight
 
 # ---- sqlite -------------------------------------------------------------------------------------
 # SQLite's sqllogictest corpus with the SQLite mapping and the skip list (tests/sqlite/README.md).
-# The release build of slt_runner: 12 s of CPU against 74 s under ASan, most of it planning the
+# The release build of slt_runner: 14 s of CPU against 74 s under ASan, most of it planning the
 # many-table joins of select5; the ASan stages above cover the runner and the engine's memory.
+# --record-timeout 60: a record that hangs (join planning, issue 15 item 4) is named; the slowest
+# record that runs takes under 2 s.
 echo "== SQLite's sqllogictest corpus (select1-5, evidence; build/slt_runner --sqlite-corpus)"
 sqlite_corpus=""
 for dir in "${SQE_SQLITE_CORPUS:-}" ../shared/corpus/sqllogictest ../../shared/corpus/sqllogictest; do
@@ -152,7 +154,8 @@ elif ! (cd "$sqlite_corpus" && md5sum --quiet -c "$OLDPWD/tests/sqlite/corpus.md
 else
   sqlite_start=$SECONDS
   timeout -k 10 $((TEST_TIMEOUT * 6)) build/slt_runner --sqlite-corpus \
-    --skip-list tests/sqlite/skip.list --jobs "$JOBS" --timeout 600 "$sqlite_corpus" 2>&1 | tee "$log"
+    --skip-list tests/sqlite/skip.list --jobs "$JOBS" --record-timeout 60 "$sqlite_corpus" 2>&1 |
+    tee "$log"
   rc=${PIPESTATUS[0]}
   read -r p f <<<"$(summary_counts "$log")"
   if [ -z "${p:-}" ]; then p=0 f=1; fi
