@@ -370,6 +370,7 @@ void plan_for_each_expr(plan *p, void (*cb)(void *ud, bexpr **slot), void *ud) {
             cb(ud, &p->u.join.right_keys[i]);
         }
         if (p->u.join.residual) cb(ud, &p->u.join.residual);
+        if (p->u.join.mark_cond) cb(ud, &p->u.join.mark_cond);
         break;
     case PLAN_SORT:
     case PLAN_TOPN:

@@ -247,6 +247,7 @@ struct plan {
     plan_col *out;           /* output columns */
     uint32_t n_out;
     double est_rows;         /* cardinality estimate (optimizer) */
+    uint32_t est_epoch;      /* est_rows is current when this equals the estimate epoch */
     union {
         struct {
             cat_table *table;     /* referenced for the query's lifetime */
@@ -281,7 +282,16 @@ struct plan {
             bool *null_safe;      /* per key: IS NOT DISTINCT FROM (NULLs match) */
             bexpr *residual;      /* other conditions, evaluated on matching pairs (may be NULL) */
             plan_col_id mark;     /* JOIN_MARK: the boolean column appended to the left columns */
-            bool mark_null_aware; /* JOIN_MARK for IN: NULL keys make the mark NULL, not false */
+            /* JOIN_MARK for IN / ANY / ALL (three-valued): the mark is TRUE when a right row
+             * passes the correlation (keys and residual TRUE) and the comparison is TRUE; else
+             * NULL when for some such row the comparison is NULL; else FALSE. The binder puts
+             * the comparison in mark_cond, never pushed down; key extraction turns its
+             * equalities into the LAST n_mark_keys keys (NULL there means unknown, in the other
+             * keys no match) and folds the rest into the residual, which is then evaluated as
+             * a value: COALESCE(correlation, FALSE) AND comparison. */
+            bool mark_null_aware;
+            bexpr *mark_cond;     /* before key extraction: the comparison (may be NULL) */
+            uint32_t n_mark_keys;
         } join;
         struct {
             plan_sort_key *keys;
@@ -357,6 +367,22 @@ bexpr *bexpr_const_str(plan_ctx *ctx, sqe_type type, const char *s, size_t len);
 vec *plan_const_vec(plan_ctx *ctx, sqe_type type);
 /* Deep copy of an expression (constants shared). */
 bexpr *bexpr_copy(plan_ctx *ctx, const bexpr *e);
+
+/* Copies with fresh column ids (plan_copy.c). A map records old id -> new id for the ids that
+ * existed when it was initialized. */
+typedef struct plan_id_map {
+    plan_col_id *to;          /* 0 = not mapped */
+    uint32_t n;
+} plan_id_map;
+int plan_id_map_init(plan_ctx *ctx, plan_id_map *m);
+/* The copy's id for id (id itself when the copy does not produce it). */
+plan_col_id plan_id_map_get(const plan_id_map *m, plan_col_id id);
+/* Deep copy of p where every column p produces gets a fresh id (recorded in m). NULL when p has
+ * a node that cannot be copied (window, UNNEST, a table function without clone) or on out of
+ * memory (ctx->failed set). Memory in ctx. */
+plan *plan_copy_fresh(plan_ctx *ctx, plan_id_map *m, const plan *p);
+/* Deep copy of e with its column references mapped through m. NULL on out of memory. */
+bexpr *plan_copy_expr(plan_ctx *ctx, const plan_id_map *m, const bexpr *e);
 
 /* Does e reference column id? Collects referenced ids into a set. */
 bool bexpr_uses_col(const bexpr *e, plan_col_id id);
