@@ -393,6 +393,8 @@ bool bexpr_bound_by(const bexpr *e, const plan *p);
 bool bexpr_is_const(const bexpr *e);
 /* Structural equality (same columns, constants, functions; volatile calls are never equal). */
 bool bexpr_equal(const bexpr *a, const bexpr *c);
+/* A hash consistent with bexpr_equal (equal expressions hash alike). */
+uint64_t bexpr_hash(const bexpr *e);
 bool bexpr_is_volatile(const bexpr *e);
 /* Index of column id in p->out, or -1. */
 int plan_find_col(const plan *p, plan_col_id id);
@@ -404,6 +406,9 @@ typedef struct bexpr_list {
 } bexpr_list;
 int bexpr_list_push(plan_ctx *ctx, bexpr_list *l, bexpr *e);
 int bexpr_split_and(plan_ctx *ctx, bexpr *e, bexpr_list *out);
+/* Keeps the first of each set of equal expressions in l, in order (linear time, by hash).
+ * Scratch memory in ctx; out of memory leaves l as it was. */
+int bexpr_list_dedupe(plan_ctx *ctx, bexpr_list *l);
 /* Builds the conjunction of n expressions (NULL when n == 0). */
 bexpr *bexpr_make_and(plan_ctx *ctx, bexpr **items, uint32_t n);
 

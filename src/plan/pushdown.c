@@ -137,13 +137,7 @@ static bool has_subquery(const bexpr *e) {
 
 static plan *wrap_filter(opt_ctx *oc, plan *input, bexpr_list *conj) {
     /* identical conjuncts (e.g. derived twice) are evaluated once */
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < conj->n; i++) {
-        bool dup = false;
-        for (uint32_t j = 0; j < k && !dup; j++) dup = bexpr_equal(conj->items[j], conj->items[i]);
-        if (!dup) conj->items[k++] = conj->items[i];
-    }
-    conj->n = k;
+    if (bexpr_list_dedupe(oc->pctx, conj)) return input;
     if (conj->n == 0) return input;
     plan *f = plan_new(oc->pctx, PLAN_FILTER, 1, input->n_out);
     if (!f) return input;
