@@ -348,7 +348,9 @@ static int bind_derived(binder *b, bind_scope *outer, const sql_relation *r, pla
                         bind_scope *s) {
     plan *p;
     const char **names;
-    SQE_TRY(bind_query_node(b, r->u.subquery.lateral ? outer : NULL, r->u.subquery.query, &p, &names));
+    /* outer: the enclosing queries' scopes (and, for LATERAL, the items to the left), whose
+     * columns the derived table may reference as outer (correlated) columns */
+    SQE_TRY(bind_query_node(b, outer, r->u.subquery.query, &p, &names));
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : NULL, names);
     BIND_CHECK(b, rel);
     SQE_TRY(set_alias_columns(b, r, p, names, rel));

@@ -90,6 +90,12 @@ typedef struct binder {
     const char *clause;          /* "WHERE", "GROUP BY", ... for messages */
     int depth;
     const bind_view_frame *views; /* views whose text is being bound (recursion guard) */
+    /* Subqueries already planned as joins and the expressions that replaced them: one
+     * subquery node can stand in several places (BETWEEN, NULLIF and a simple CASE reuse their
+     * operand), and it is joined once (bind_subquery.c). */
+    const bexpr **subq_from;
+    bexpr **subq_to;
+    uint32_t n_subq, cap_subq;
 } binder;
 
 /* Errors. */

@@ -291,6 +291,8 @@ typedef struct post_agg {
     const char *clause;
 } post_agg;
 
+static int rewrite_subquery_refs(post_agg *pa, plan *p);
+
 static const bind_rel_col *from_col(const bind_scope *s, plan_col_id id) {
     for (uint32_t r = 0; r < s->n_rels; r++)
         for (uint32_t c = 0; c < s->rels[r].n_cols; c++)
@@ -343,6 +345,55 @@ static int grouping_value(post_agg *pa, bexpr *g, bexpr **out) {
     return SQE_OK;
 }
 
+/* Correlated references of a subquery above an aggregation (in the select list, HAVING or
+ * ORDER BY) see the grouped rows: a reference to a FROM column must be a plain grouping
+ * column, and becomes that group's output column. */
+typedef struct outer_ref_state {
+    post_agg *pa;
+    int rc;
+} outer_ref_state;
+
+static void rewrite_outer_ref(outer_ref_state *st, bexpr **slot) {
+    bexpr *e = *slot;
+    if (!e || st->rc) return;
+    if (e->kind == BEXPR_COLUMN) {
+        const bind_rel_col *c = from_col(st->pa->from, e->u.col);
+        if (!c) return;
+        bind_agg_ctx *agg = st->pa->agg;
+        for (uint32_t i = 0; i < agg->n_groups; i++)
+            if (agg->groups[i]->kind == BEXPR_COLUMN && agg->groups[i]->u.col == e->u.col) {
+                bexpr *g = bexpr_column(st->pa->b->pctx, agg->group_cols[i], e->type);
+                if (!g) {
+                    st->rc = bind_nomem(st->pa->b);
+                    return;
+                }
+                g->line = e->line;
+                g->col = e->col;
+                *slot = g;
+                return;
+            }
+        st->rc = bind_error(st->pa->b, SQE_ERR_EXPRESSION_NOT_AGGREGATE, e->line, e->col,
+                            "Subquery uses '%s' which must appear in GROUP BY clause",
+                            c->name ? c->name : "column");
+        return;
+    }
+    if (e->kind == BEXPR_SUBQUERY) {
+        for (uint32_t i = 0; i < e->n_args; i++) rewrite_outer_ref(st, &e->args[i]);
+        if (!st->rc) st->rc = rewrite_subquery_refs(st->pa, e->u.subquery.query);
+        return;
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) rewrite_outer_ref(st, &e->args[i]);
+}
+
+static void rewrite_outer_ref_cb(void *ud, bexpr **slot) { rewrite_outer_ref(ud, slot); }
+
+static int rewrite_subquery_refs(post_agg *pa, plan *p) {
+    outer_ref_state st = {pa, SQE_OK};
+    plan_for_each_expr(p, rewrite_outer_ref_cb, &st);
+    for (uint32_t i = 0; i < p->n_children && !st.rc; i++) st.rc = rewrite_subquery_refs(pa, p->children[i]);
+    return st.rc;
+}
+
 static int rewrite_post_agg(post_agg *pa, bexpr **slot) {
     bexpr *e = *slot;
     bind_agg_ctx *agg = pa->agg;
@@ -365,8 +416,10 @@ static int rewrite_post_agg(post_agg *pa, bexpr **slot) {
         return SQE_OK;
     }
     if (e->kind == BEXPR_SUBQUERY) {
-        /* correlated references inside the subquery to FROM columns are not grouped */
-        return SQE_OK;
+        /* the left operand of IN / ANY is above the aggregation like any other expression,
+         * and so are the subquery's correlated references to FROM columns */
+        if (e->n_args) SQE_TRY(rewrite_post_agg(pa, &e->args[0]));
+        return rewrite_subquery_refs(pa, e->u.subquery.query);
     }
     for (uint32_t i = 0; i < e->n_args; i++) SQE_TRY(rewrite_post_agg(pa, &e->args[i]));
     return SQE_OK;
@@ -565,6 +618,41 @@ static int build_aggregate(binder *b, bind_agg_ctx *agg, const group_builder *g,
     return SQE_OK;
 }
 
+/* Subqueries inside the expressions an aggregation evaluates on its input rows (arguments,
+ * FILTER, ORDER BY, grouping expressions) become joins below it (bind_subquery.c). */
+static int plan_aggregate_input_subqueries(binder *b, bind_agg_ctx *agg, plan **p) {
+    for (uint32_t i = 0; i < agg->n_groups; i++)
+        if (bexpr_has_subquery(agg->groups[i])) SQE_TRY(bind_plan_subqueries(b, p, &agg->groups[i], false));
+    for (uint32_t a = 0; a < agg->n_aggs; a++) {
+        plan_agg *g = &agg->aggs[a];
+        for (uint32_t i = 0; i < g->n_args; i++)
+            if (bexpr_has_subquery(g->args[i])) SQE_TRY(bind_plan_subqueries(b, p, &g->args[i], false));
+        if (g->filter && bexpr_has_subquery(g->filter)) SQE_TRY(bind_plan_subqueries(b, p, &g->filter, false));
+        for (uint32_t i = 0; i < g->n_order; i++)
+            if (bexpr_has_subquery(g->order[i].expr))
+                SQE_TRY(bind_plan_subqueries(b, p, &g->order[i].expr, false));
+    }
+    return SQE_OK;
+}
+
+/* The same for window functions: they are evaluated on the rows below the window node. */
+static int plan_window_subqueries(binder *b, bind_win_ctx *win, plan **p) {
+    for (uint32_t f = 0; f < win->n_funcs; f++) {
+        plan_window_func *w = &win->funcs[f];
+        bexpr **slots[] = {w->filter ? &w->filter : NULL, w->start_offset ? &w->start_offset : NULL,
+                           w->end_offset ? &w->end_offset : NULL};
+        for (uint32_t i = 0; i < w->n_args; i++)
+            if (bexpr_has_subquery(w->args[i])) SQE_TRY(bind_plan_subqueries(b, p, &w->args[i], false));
+        for (uint32_t i = 0; i < w->n_partition; i++)
+            if (bexpr_has_subquery(w->partition[i])) SQE_TRY(bind_plan_subqueries(b, p, &w->partition[i], false));
+        for (uint32_t i = 0; i < w->n_order; i++)
+            if (bexpr_has_subquery(w->order[i].expr)) SQE_TRY(bind_plan_subqueries(b, p, &w->order[i].expr, false));
+        for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+            if (slots[i] && bexpr_has_subquery(*slots[i])) SQE_TRY(bind_plan_subqueries(b, p, slots[i], false));
+    }
+    return SQE_OK;
+}
+
 int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out, const char ***names_out) {
     const sql_select *sel = &q->u.select;
     bind_scope s;
@@ -683,6 +771,7 @@ int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out, co
 
     /* Aggregate, HAVING, then rewrite everything above the aggregation. */
     if (aggregating) {
+        SQE_TRY(plan_aggregate_input_subqueries(b, &agg, &p));
         SQE_TRY(build_aggregate(b, &agg, &g, explicit_sets, &p));
         post_agg pa = {b, &s, &agg, "SELECT"};
         for (uint32_t i = 0; i < l.n; i++) SQE_TRY(rewrite_post_agg(&pa, &l.exprs[i]));
@@ -715,6 +804,7 @@ int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out, co
 
     /* Window functions. */
     if (win.n_funcs) {
+        SQE_TRY(plan_window_subqueries(b, &win, &p));
         plan *w = plan_new(b->pctx, PLAN_WINDOW, 1, p->n_out + win.n_funcs);
         BIND_CHECK(b, w);
         w->children[0] = p;

@@ -23,19 +23,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A set of column ids as a bitmap (ids are dense per query). */
+/* A set of column ids as a bitmap (ids are dense per query); it grows when decorrelation adds
+ * columns (an id it cannot hold marks the plan context failed). */
 typedef struct idset {
     uint64_t *bits;
     uint32_t n_words;
+    plan_ctx *pctx;
 } idset;
 
 static int idset_init(binder *b, idset *s) {
+    s->pctx = b->pctx;
     s->n_words = (b->pctx->next_col + 64) / 64;
     s->bits = ARENA_ARRAY(b->pctx->arena, uint64_t, s->n_words);
     return s->bits ? SQE_OK : bind_nomem(b);
 }
 static void idset_add(idset *s, plan_col_id id) {
-    if (id / 64 < s->n_words) s->bits[id / 64] |= (uint64_t)1 << (id % 64);
+    if (id / 64 >= s->n_words) {
+        uint32_t n = (s->pctx->next_col + 64) / 64;
+        if (n <= id / 64) n = id / 64 + 1;
+        uint64_t *bits = ARENA_ARRAY(s->pctx->arena, uint64_t, n);
+        if (!bits) {
+            s->pctx->failed = 1;
+            return;
+        }
+        memcpy(bits, s->bits, s->n_words * sizeof(uint64_t));
+        s->bits = bits;
+        s->n_words = n;
+    }
+    s->bits[id / 64] |= (uint64_t)1 << (id % 64);
 }
 static bool idset_has(const idset *s, plan_col_id id) {
     return id / 64 < s->n_words && ((s->bits[id / 64] >> (id % 64)) & 1);
@@ -105,6 +120,10 @@ static void classify(const bexpr *e, const idset *inner, bool *has_inner, bool *
 
 typedef struct pull_ctx {
     binder *b;
+    const plan *outer;    /* the input the subquery is correlated to (its domain's source) */
+    const plan *scalar_core; /* a scalar aggregation whose consumer joins it LEFT and COALESCEs
+                                its counts, so an outer row without inner rows may lose its
+                                group (plan_scalar, bind_lateral_join) */
     idset inner;          /* every column produced inside the subquery */
     bexpr_list pulled;    /* correlated conjuncts pulled so far */
     int line, col;
@@ -146,6 +165,7 @@ static int expose_through_project(pull_ctx *pc, plan *p, uint32_t from) {
 }
 
 static int pull_up(pull_ctx *pc, plan **pp);
+static plan *make_join(binder *b, plan *left, plan *right, uint8_t type, bexpr *residual);
 
 /* Pulls correlated conjuncts out of a filter condition (or join residual). */
 static int pull_conjuncts(pull_ctx *pc, bexpr **cond) {
@@ -164,52 +184,193 @@ static int pull_conjuncts(pull_ctx *pc, bexpr **cond) {
     return SQE_OK;
 }
 
+/* Which side of c is inner_expr in `inner_expr = outer_expr`, or -1 when c is another shape. */
+static int equality_inner_side(const pull_ctx *pc, const bexpr *c) {
+    if (c->kind != BEXPR_CALL || !c->u.call.name || strcmp(c->u.call.name, "$eq") != 0 || c->n_args != 2)
+        return -1;
+    bool in0, out0, in1, out1;
+    classify(c->args[0], &pc->inner, &in0, &out0);
+    classify(c->args[1], &pc->inner, &in1, &out1);
+    if (in0 && !out0 && out1 && !in1) return 0;
+    if (in1 && !out1 && out0 && !in0) return 1;
+    return -1;
+}
+
+/* Adds group key `key` (an expression over the aggregation's input) to aggregation p unless an
+ * equal one is there; *gid is the group's output column. */
+static int add_group_key(pull_ctx *pc, plan *p, bexpr *key, plan_col_id *gid) {
+    binder *b = pc->b;
+    for (uint32_t i = 0; i < p->u.agg.n_groups; i++)
+        if (bexpr_equal(p->u.agg.groups[i], key)) {
+            *gid = p->out[i].id;
+            return SQE_OK;
+        }
+    uint32_t ng = p->u.agg.n_groups + 1;
+    bexpr **groups = ARENA_ARRAY(b->pctx->arena, bexpr *, ng);
+    plan_col *out = ARENA_ARRAY(b->pctx->arena, plan_col, p->n_out + 1);
+    BIND_CHECK(b, groups && out);
+    if (p->u.agg.n_groups) memcpy(groups, p->u.agg.groups, p->u.agg.n_groups * sizeof(bexpr *));
+    groups[ng - 1] = key;
+    /* out: groups first, then aggregates */
+    memcpy(out, p->out, p->u.agg.n_groups * sizeof(plan_col));
+    *gid = plan_new_col(b->pctx);
+    out[ng - 1].id = *gid;
+    out[ng - 1].type = key->type;
+    out[ng - 1].name = NULL;
+    memcpy(out + ng, p->out + p->u.agg.n_groups, (p->n_out - p->u.agg.n_groups) * sizeof(plan_col));
+    p->u.agg.groups = groups;
+    p->u.agg.n_groups = ng;
+    p->out = out;
+    p->n_out++;
+    idset_add(&pc->inner, *gid);
+    return SQE_OK;
+}
+
+typedef struct outer_cols_state {
+    const idset *inner;
+    plan_col_id *ids;
+    uint32_t n, cap;
+    plan_ctx *pctx;
+} outer_cols_state;
+
+static void outer_col_cb(void *ud, plan_col_id id) {
+    outer_cols_state *st = ud;
+    if (idset_has(st->inner, id)) return;
+    for (uint32_t i = 0; i < st->n; i++)
+        if (st->ids[i] == id) return;
+    if (st->n == st->cap) {
+        uint32_t cap = st->cap ? st->cap * 2 : 8;
+        plan_col_id *ids = ARENA_ARRAY(st->pctx->arena, plan_col_id, cap);
+        if (!ids) {
+            st->pctx->failed = 1;
+            return;
+        }
+        if (st->n) memcpy(ids, st->ids, st->n * sizeof *ids);
+        st->ids = ids;
+        st->cap = cap;
+    }
+    st->ids[st->n++] = id;
+}
+
+/* Correlation conditions of any shape below aggregation p (Neumann and Kemper, "Unnesting
+ * Arbitrary Queries", 2015): the domain D = the distinct values of the outer columns they
+ * read, from a copy of the outer input, joins the aggregation's input on those conditions, and
+ * its columns become group keys; the pulled conditions become `outer IS NOT DISTINCT FROM
+ * group`, equalities the join above can use as keys. keep_empty: the aggregation is scalar
+ * and must still give one row per outer value when no input row matches (what a HAVING or
+ * EXISTS above it sees), so D is joined LEFT and every aggregate skips the NULL-extended row
+ * (FILTER on a marker column that is TRUE on real rows). */
+static int pull_through_aggregate_by_domain(pull_ctx *pc, plan *p, uint32_t from, bool keep_empty) {
+    binder *b = pc->b;
+    plan_ctx *pctx = b->pctx;
+    if (!pc->outer) return unsupported(pc, "a non-equality correlated predicate below an aggregation");
+    outer_cols_state oc = {&pc->inner, NULL, 0, 0, pctx};
+    for (uint32_t k = from; k < pc->pulled.n; k++) bexpr_visit_cols(pc->pulled.items[k], outer_col_cb, &oc);
+    if (pctx->failed) return bind_nomem(b);
+    for (uint32_t i = 0; i < oc.n; i++)
+        if (plan_find_col(pc->outer, oc.ids[i]) < 0)
+            return unsupported(pc, "a non-equality predicate below an aggregation correlated to an "
+                                   "enclosing query");
+    plan_id_map m;
+    if (plan_id_map_init(pctx, &m)) return bind_nomem(b);
+    plan *copy = plan_copy_fresh(pctx, &m, pc->outer);
+    if (pctx->failed) return bind_nomem(b);
+    if (!copy)
+        return unsupported(pc, "a non-equality correlated predicate below an aggregation over a "
+                               "window function or UNNEST");
+    /* D: the distinct outer values */
+    plan *proj = plan_new(pctx, PLAN_PROJECT, 1, oc.n);
+    BIND_CHECK(b, proj);
+    proj->children[0] = copy;
+    proj->u.project.exprs = ARENA_ARRAY(pctx->arena, bexpr *, oc.n);
+    BIND_CHECK(b, proj->u.project.exprs);
+    for (uint32_t i = 0; i < oc.n; i++) {
+        const plan_col *c = &pc->outer->out[plan_find_col(pc->outer, oc.ids[i])];
+        plan_col_id d = plan_id_map_get(&m, c->id);
+        proj->out[i] = *c;
+        proj->out[i].id = d;
+        proj->u.project.exprs[i] = bexpr_column(pctx, d, c->type);
+        BIND_CHECK(b, proj->u.project.exprs[i]);
+    }
+    plan *domain = plan_new(pctx, PLAN_DISTINCT, 1, oc.n);
+    BIND_CHECK(b, domain);
+    domain->children[0] = proj;
+    memcpy(domain->out, proj->out, oc.n * sizeof(plan_col));
+    /* the aggregation's input joined with D on the correlation, outer columns read from D */
+    bexpr_list conds = {0};
+    for (uint32_t k = from; k < pc->pulled.n; k++) {
+        bexpr *c = plan_copy_expr(pctx, &m, pc->pulled.items[k]);
+        BIND_CHECK(b, c);
+        SQE_TRY(bexpr_list_push(pctx, &conds, c));
+    }
+    bexpr *cond = bexpr_make_and(pctx, conds.items, conds.n);
+    plan *input;
+    if (keep_empty) {
+        plan *in = p->children[0];
+        plan *marked = plan_new(pctx, PLAN_PROJECT, 1, in->n_out + 1);
+        BIND_CHECK(b, marked);
+        marked->children[0] = in;
+        marked->u.project.exprs = ARENA_ARRAY(pctx->arena, bexpr *, in->n_out + 1);
+        BIND_CHECK(b, marked->u.project.exprs);
+        for (uint32_t i = 0; i < in->n_out; i++) {
+            marked->out[i] = in->out[i];
+            marked->u.project.exprs[i] = bexpr_column(pctx, in->out[i].id, in->out[i].type);
+            BIND_CHECK(b, marked->u.project.exprs[i]);
+        }
+        plan_col_id marker = plan_new_col(pctx);
+        marked->out[in->n_out].id = marker;
+        marked->out[in->n_out].type = type_make(TYPE_BOOLEAN);
+        marked->out[in->n_out].name = "$row";
+        marked->u.project.exprs[in->n_out] = bexpr_const_bool(pctx, true);
+        BIND_CHECK(b, marked->u.project.exprs[in->n_out]);
+        idset_add(&pc->inner, marker);
+        input = make_join(b, domain, marked, JOIN_LEFT, cond); /* cond: at least one conjunct */
+        BIND_CHECK(b, input);
+        for (uint32_t a = 0; a < p->u.agg.n_aggs; a++) {
+            plan_agg *g = &p->u.agg.aggs[a];
+            bexpr *real = bexpr_column(pctx, marker, type_make(TYPE_BOOLEAN));
+            BIND_CHECK(b, real);
+            bexpr *both[2] = {g->filter, real};
+            g->filter = g->filter ? bexpr_make_and(pctx, both, 2) : real;
+            BIND_CHECK(b, g->filter);
+        }
+    } else {
+        input = make_join(b, p->children[0], domain, JOIN_INNER, cond);
+        BIND_CHECK(b, input);
+    }
+    p->children[0] = input;
+    for (uint32_t i = 0; i < domain->n_out; i++) idset_add(&pc->inner, domain->out[i].id);
+    /* group by D; what is pulled above is outer = D */
+    pc->pulled.n = from;
+    for (uint32_t i = 0; i < oc.n; i++) {
+        bexpr *key = bexpr_column(pctx, domain->out[i].id, domain->out[i].type);
+        BIND_CHECK(b, key);
+        plan_col_id gid;
+        SQE_TRY(add_group_key(pc, p, key, &gid));
+        bexpr *outer = bexpr_column(pctx, oc.ids[i], domain->out[i].type);
+        bexpr *group = bexpr_column(pctx, gid, domain->out[i].type);
+        BIND_CHECK(b, outer && group);
+        bexpr *eq;
+        SQE_TRY(bind_comparison(b, SQL_OP_IS_NOT_DISTINCT, outer, group, pc->line, pc->col, &eq));
+        SQE_TRY(bexpr_list_push(pctx, &pc->pulled, eq));
+    }
+    return pctx->failed ? bind_nomem(b) : SQE_OK;
+}
+
 static int pull_through_aggregate(pull_ctx *pc, plan *p, uint32_t from) {
     binder *b = pc->b;
     if (p->u.agg.n_sets) return unsupported(pc, "grouping sets");
+    if (from == pc->pulled.n) return SQE_OK;
+    if (p->u.agg.n_groups == 0 && p != pc->scalar_core) return pull_through_aggregate_by_domain(pc, p, from, true);
+    for (uint32_t k = from; k < pc->pulled.n; k++)
+        if (equality_inner_side(pc, pc->pulled.items[k]) < 0)
+            return pull_through_aggregate_by_domain(pc, p, from, false);
     for (uint32_t k = from; k < pc->pulled.n; k++) {
         bexpr *c = pc->pulled.items[k];
-        /* must be inner_expr = outer_expr */
-        if (c->kind != BEXPR_CALL || !c->u.call.name || strcmp(c->u.call.name, "$eq") != 0 || c->n_args != 2)
-            return unsupported(pc, "a non-equality correlated predicate below an aggregation");
-        bool in0, out0, in1, out1;
-        classify(c->args[0], &pc->inner, &in0, &out0);
-        classify(c->args[1], &pc->inner, &in1, &out1);
-        int inner_side;
-        if (in0 && !out0 && out1 && !in1)
-            inner_side = 0;
-        else if (in1 && !out1 && out0 && !in0)
-            inner_side = 1;
-        else
-            return unsupported(pc, "a correlated predicate mixing inner and outer columns");
+        int inner_side = equality_inner_side(pc, c);
         bexpr *inner_expr = c->args[inner_side];
-        /* reuse an existing equal group key */
-        uint32_t g = p->u.agg.n_groups;
-        for (uint32_t i = 0; i < p->u.agg.n_groups; i++)
-            if (bexpr_equal(p->u.agg.groups[i], inner_expr)) g = i;
         plan_col_id gid;
-        if (g == p->u.agg.n_groups) {
-            uint32_t ng = p->u.agg.n_groups + 1;
-            bexpr **groups = ARENA_ARRAY(b->pctx->arena, bexpr *, ng);
-            plan_col *out = ARENA_ARRAY(b->pctx->arena, plan_col, p->n_out + 1);
-            BIND_CHECK(b, groups && out);
-            if (p->u.agg.n_groups) memcpy(groups, p->u.agg.groups, p->u.agg.n_groups * sizeof(bexpr *));
-            groups[ng - 1] = inner_expr;
-            /* out: groups first, then aggregates */
-            memcpy(out, p->out, p->u.agg.n_groups * sizeof(plan_col));
-            gid = plan_new_col(b->pctx);
-            out[ng - 1].id = gid;
-            out[ng - 1].type = inner_expr->type;
-            out[ng - 1].name = NULL;
-            memcpy(out + ng, p->out + p->u.agg.n_groups, (p->n_out - p->u.agg.n_groups) * sizeof(plan_col));
-            p->u.agg.groups = groups;
-            p->u.agg.n_groups = ng;
-            p->out = out;
-            p->n_out++;
-            idset_add(&pc->inner, gid);
-        } else {
-            gid = p->out[g].id;
-        }
+        SQE_TRY(add_group_key(pc, p, inner_expr, &gid));
         bexpr *eq = bexpr_copy(b->pctx, c);
         BIND_CHECK(b, eq);
         eq->args[inner_side] = bexpr_column(b->pctx, gid, inner_expr->type);
@@ -228,6 +389,9 @@ static int pull_up(pull_ctx *pc, plan **pp) {
     switch (p->kind) {
     case PLAN_FILTER:
         SQE_TRY(pull_up(pc, &p->children[0]));
+        /* a filter passes its input's columns, including those the pull added below */
+        p->out = p->children[0]->out;
+        p->n_out = p->children[0]->n_out;
         SQE_TRY(pull_conjuncts(pc, &p->u.filter.cond));
         if (!p->u.filter.cond) {
             *pp = p->children[0];
@@ -296,10 +460,14 @@ static int pull_up(pull_ctx *pc, plan **pp) {
     return SQE_OK;
 }
 
-/* Prepares decorrelation of sub: pulls its correlated conjuncts into pc->pulled. */
-static int decorrelate(binder *b, plan **sub, pull_ctx *pc, int line, int col) {
+/* Prepares decorrelation of sub, correlated to outer: pulls its correlated conjuncts into
+ * pc->pulled. */
+static int decorrelate(binder *b, plan **sub, const plan *outer, const plan *scalar_core,
+                       pull_ctx *pc, int line, int col) {
     memset(pc, 0, sizeof *pc);
     pc->b = b;
+    pc->outer = outer;
+    pc->scalar_core = scalar_core;
     pc->line = line;
     pc->col = col;
     SQE_TRY(idset_init(b, &pc->inner));
@@ -397,7 +565,7 @@ static int plan_scalar(binder *b, plan **input, bexpr **slot) {
     pull_ctx pc;
     if (scalar_agg) {
         /* value refers only to the aggregate's outputs (or constants) */
-        SQE_TRY(decorrelate(b, &core, &pc, sq->line, sq->col));
+        SQE_TRY(decorrelate(b, &core, *input, core, &pc, sq->line, sq->col));
         if (pc.pulled.n == 0) return unsupported(&pc, "correlated references outside of WHERE conditions");
         SQE_TRY(coalesce_counts(b, core, &value));
         bexpr *cond = bexpr_make_and(b->pctx, pc.pulled.items, pc.pulled.n);
@@ -406,7 +574,7 @@ static int plan_scalar(binder *b, plan **input, bexpr **slot) {
         *slot = value;
         return SQE_OK;
     }
-    SQE_TRY(decorrelate(b, &sub, &pc, sq->line, sq->col));
+    SQE_TRY(decorrelate(b, &sub, *input, NULL, &pc, sq->line, sq->col));
     bexpr *cond = bexpr_make_and(b->pctx, pc.pulled.items, pc.pulled.n);
     *input = make_join(b, *input, sub, JOIN_SINGLE, cond);
     BIND_CHECK(b, *input);
@@ -415,16 +583,46 @@ static int plan_scalar(binder *b, plan **input, bexpr **slot) {
     return SQE_OK;
 }
 
-/* EXISTS / IN / ANY / ALL. top: the expression is a WHERE conjunct (possibly under NOT). */
+/* The expression that replaced subquery node sq when it was planned already, or NULL. */
+static bexpr *planned_already(const binder *b, const bexpr *sq) {
+    for (uint32_t i = 0; i < b->n_subq; i++)
+        if (b->subq_from[i] == sq) return b->subq_to[i];
+    return NULL;
+}
+
+static int remember_planned(binder *b, const bexpr *sq, bexpr *replacement) {
+    if (b->n_subq == b->cap_subq) {
+        uint32_t cap = b->cap_subq ? b->cap_subq * 2 : 8;
+        const bexpr **from = ARENA_ARRAY(b->pctx->arena, const bexpr *, cap);
+        bexpr **to = ARENA_ARRAY(b->pctx->arena, bexpr *, cap);
+        BIND_CHECK(b, from && to);
+        if (b->n_subq) {
+            memcpy(from, b->subq_from, b->n_subq * sizeof *from);
+            memcpy(to, b->subq_to, b->n_subq * sizeof *to);
+        }
+        b->subq_from = from;
+        b->subq_to = to;
+        b->cap_subq = cap;
+    }
+    b->subq_from[b->n_subq] = sq;
+    b->subq_to[b->n_subq++] = replacement;
+    return SQE_OK;
+}
+
+/* EXISTS / IN / ANY / ALL. top: the expression is a WHERE conjunct (possibly under NOT).
+ * The pulled correlation conditions must be TRUE for a subquery row to count; the comparison
+ * of IN / ANY / ALL is three-valued: in a MARK join it goes to mark_cond (see plan.h), so a
+ * NULL on either side of it makes the mark NULL while a NULL correlation only drops the row. */
 static int plan_predicate(binder *b, plan **input, bexpr **slot, bool top, bool negated,
                           bool *absorbed) {
     bexpr *sq = *slot;
     plan *sub = sq->u.subquery.query;
     uint8_t kind = sq->u.subquery.kind;
     pull_ctx pc;
-    SQE_TRY(decorrelate(b, &sub, &pc, sq->line, sq->col));
+    SQE_TRY(decorrelate(b, &sub, *input, NULL, &pc, sq->line, sq->col));
     bexpr_list conds = pc.pulled;
     bool null_aware = false;
+    bexpr *cmp = NULL;
     if (kind != SUBQ_EXISTS) {
         bexpr *value = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
         BIND_CHECK(b, value);
@@ -442,24 +640,30 @@ static int plan_predicate(binder *b, plan **input, bexpr **slot, bool top, bool 
             }
             negated = !negated;
         }
-        bexpr *cmp;
         SQE_TRY(bind_comparison(b, op, sq->args[0], value, sq->line, sq->col, &cmp));
-        SQE_TRY(bexpr_list_push(b->pctx, &conds, cmp));
         null_aware = true;
     }
-    bexpr *cond = bexpr_make_and(b->pctx, conds.items, conds.n);
     if (top && (!negated || !null_aware)) {
+        /* a WHERE conjunct: NULL and FALSE both drop the row, so the comparison is one more
+         * condition of a SEMI / ANTI join */
+        if (cmp) SQE_TRY(bexpr_list_push(b->pctx, &conds, cmp));
+        bexpr *cond = bexpr_make_and(b->pctx, conds.items, conds.n);
         *input = make_join(b, *input, sub, negated ? JOIN_ANTI : JOIN_SEMI, cond);
         BIND_CHECK(b, *input);
         *absorbed = true;
-        return SQE_OK;
+        /* the predicate is TRUE (SEMI) or FALSE (ANTI) on every row that remains */
+        bexpr *value = bexpr_const_bool(b->pctx, !negated);
+        BIND_CHECK(b, value);
+        return remember_planned(b, sq, value);
     }
-    plan *j = make_join(b, *input, sub, JOIN_MARK, cond);
+    plan *j = make_join(b, *input, sub, JOIN_MARK, bexpr_make_and(b->pctx, conds.items, conds.n));
     BIND_CHECK(b, j);
     j->u.join.mark_null_aware = null_aware;
+    j->u.join.mark_cond = cmp;
     *input = j;
     bexpr *mark = bexpr_column(b->pctx, j->u.join.mark, type_make(TYPE_BOOLEAN));
     BIND_CHECK(b, mark);
+    SQE_TRY(remember_planned(b, sq, mark));
     *slot = negated ? make_not(b, mark) : mark;
     BIND_CHECK(b, *slot);
     *absorbed = false;
@@ -470,8 +674,16 @@ static int plan_rec(binder *b, plan **input, bexpr **slot) {
     bexpr *e = *slot;
     if (!e) return SQE_OK;
     if (e->kind == BEXPR_SUBQUERY) {
+        bexpr *done = planned_already(b, e);
+        if (done) {
+            *slot = done;
+            return SQE_OK;
+        }
         if (e->n_args) SQE_TRY(plan_rec(b, input, &e->args[0]));
-        if (e->u.subquery.kind == SUBQ_SCALAR) return plan_scalar(b, input, slot);
+        if (e->u.subquery.kind == SUBQ_SCALAR) {
+            SQE_TRY(plan_scalar(b, input, slot));
+            return remember_planned(b, e, *slot);
+        }
         bool absorbed;
         return plan_predicate(b, input, slot, false, false, &absorbed);
     }
@@ -489,7 +701,7 @@ int bind_plan_subqueries(binder *b, plan **input, bexpr **e, bool top_filter) {
             x = x->args[0];
         }
         if (x->kind == BEXPR_SUBQUERY && x->u.subquery.kind != SUBQ_SCALAR &&
-            !(x->n_args && bexpr_has_subquery(x->args[0]))) {
+            !(x->n_args && bexpr_has_subquery(x->args[0])) && !planned_already(b, x)) {
             bexpr *slot = x;
             bool absorbed;
             SQE_TRY(plan_predicate(b, input, &slot, true, negated, &absorbed));
@@ -518,7 +730,7 @@ int bind_lateral_join(binder *b, plan *left, plan *right, uint8_t join_type, bex
     bexpr *cond = on;
     if (corr) {
         pull_ctx pc;
-        SQE_TRY(decorrelate(b, &right, &pc, 0, 0));
+        SQE_TRY(decorrelate(b, &right, left, scalar_agg, &pc, 0, 0));
         if (on) SQE_TRY(bexpr_list_push(b->pctx, &pc.pulled, on));
         cond = bexpr_make_and(b->pctx, pc.pulled.items, pc.pulled.n);
     }

@@ -74,6 +74,9 @@ typedef struct join_impl {
     bool *null_safe;
     exec_expr *residual;
     bool mark_null_aware;
+    uint32_t n_strict_keys;     /* MARK: keys [0, n_strict_keys) are the correlation (a NULL
+                                   there is no match); the rest are the comparison's (a NULL
+                                   there is unknown). Otherwise n_keys. */
     uint32_t n_left, n_right;
     exec_row_layout layout;     /* fields: build keys, then right columns; payload: found */
     uint32_t found_off;
@@ -244,13 +247,17 @@ static int jb_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in,
             for (uint32_t i = 0; i < n; i++) keep[i] = i;
             filtered = true;
         }
+        /* RIGHT/FULL keep every row (emitted unmatched later); an exact MARK keeps the rows
+         * whose comparison key is NULL (they make marks unknown), never those whose
+         * correlation key is (they never count) */
+        bool comparison_key = k >= im->n_strict_keys;
+        bool keep_nulls = im->keep_null_rows && (im->outer_build || comparison_key);
         uint32_t m = 0;
         for (uint32_t i = 0; i < n_keep; i++) {
             uint32_t r = keep[i];
             bool nul = vec_is_null(l->keyv[k], r);
-            if (nul) l->has_null_key = true;
-            /* RIGHT/FULL keep every row (emitted unmatched later) */
-            if (!nul || im->keep_null_rows) keep[m++] = r;
+            if (nul && comparison_key) l->has_null_key = true;
+            if (!nul || keep_nulls) keep[m++] = r;
         }
         n_keep = m;
     }
@@ -530,12 +537,13 @@ static int probe_chunk(exec_op *op, jp_local *l, const vec_chunk *in, sqe_error 
     for (uint32_t k = 0; k < im->n_keys; k++)
         if (!im->null_safe[k] && exec_vec_may_have_nulls(l->keyv[k])) any_null = true;
     if (any_null) {
+        /* key_null: 1 = a NULL comparison key (MARK: unknown), 2 = a NULL correlation key */
         for (uint32_t r = 0; r < n; r++) {
-            bool nul = false;
-            for (uint32_t k = 0; k < im->n_keys && !nul; k++)
-                if (!im->null_safe[k] && vec_is_null(l->keyv[k], r)) nul = true;
+            uint8_t nul = 0;
+            for (uint32_t k = 0; k < im->n_keys && nul < 2; k++)
+                if (!im->null_safe[k] && vec_is_null(l->keyv[k], r)) nul = k < im->n_strict_keys ? 2 : 1;
             if (nul)
-                l->key_null[r] = 1;
+                l->key_null[r] = nul;
             else
                 l->probe_sel[np++] = r;
         }
@@ -674,7 +682,7 @@ static int mark_unknown(exec_op *op, jp_local *l, const vec_chunk *in, uint32_t 
                 bool pn = !vec_is_valid_flat(flat, phys);
                 bool bn = exec_row_is_null(&im->layout, row, kk);
                 if (pn || bn)
-                    ok = !im->null_safe[kk] || (pn && bn);
+                    ok = im->null_safe[kk] ? pn && bn : kk >= im->n_strict_keys;
                 else
                     ok = exec_row_field_equal_value(&im->layout, row, kk, flat, phys);
             }
@@ -737,7 +745,9 @@ static int emit(exec_op *op, const vec_chunk *in, vec_chunk *out, const uint32_t
 /* Mark value of a probe row without a (passing) match: -1 = NULL, 0 = FALSE. */
 static inline int8_t no_match_mark(const join_impl *im, const jb_global *g, const jp_local *l,
                                    uint32_t r) {
-    if (im->mark_null_aware && g->n_input > 0 && (l->key_null[r] || g->has_null_key)) return -1;
+    if (im->mark_null_aware && g->n_input > 0 && l->key_null[r] < 2 &&
+        (l->key_null[r] || g->has_null_key))
+        return -1;
     return 0;
 }
 
@@ -1003,7 +1013,9 @@ int exec_op_hash_join_create(exec_query_ctx *qctx, const plan *p, exec_op *probe
     im->outer_build = outer_build;
     im->outer_probe = type == JOIN_LEFT || type == JOIN_FULL || type == JOIN_SINGLE;
     im->mark_null_aware = type == JOIN_MARK && p->u.join.mark_null_aware;
-    im->exact_mark = im->mark_null_aware && (nk > 1 || p->u.join.residual);
+    uint32_t n_mark_keys = im->mark_null_aware && p->u.join.n_mark_keys <= nk ? p->u.join.n_mark_keys : 0;
+    im->n_strict_keys = im->mark_null_aware ? nk - n_mark_keys : nk;
+    im->exact_mark = im->mark_null_aware && (nk > 1 || n_mark_keys != nk || p->u.join.residual);
     im->keep_null_rows = outer_build || im->exact_mark;
     im->n_left = left->n_out;
     im->n_right = right->n_out;

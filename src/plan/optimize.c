@@ -23,14 +23,17 @@ int plan_optimize(plan_ctx *pctx, plan **root, const optimize_options *opts, sqe
     plan_fold_constants(&oc, &p);
     SQE_TRY(plan_push_filters(&oc, &p));
     if (opts->join_reorder) {
+        plan_estimates_invalidate();
         SQE_TRY(plan_reorder_joins(&oc, &p));
         SQE_TRY(plan_push_filters(&oc, &p));
     }
     SQE_TRY(plan_extract_join_keys(&oc, p));
     SQE_TRY(plan_merge_scan_filters(&oc, &p));
     SQE_TRY(plan_prune_columns(&oc, &p));
+    plan_estimates_invalidate();
     SQE_TRY(plan_reduce_aggregates_by_joins(&oc, p));
     SQE_TRY(plan_eliminate_common_subexpressions(&oc, p));
+    plan_estimates_invalidate();
     if (opts->join_reorder) SQE_TRY(plan_choose_build_sides(&oc, p));
     if (pctx->failed) return err_nomem(err, "optimizer");
 
@@ -48,6 +51,7 @@ int plan_optimize(plan_ctx *pctx, plan **root, const optimize_options *opts, sqe
         }
         p = proj;
     }
+    plan_estimates_invalidate();
     plan_estimate(p);
     if (pctx->failed) return err_nomem(err, "optimizer");
     *root = p;

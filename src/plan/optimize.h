@@ -22,5 +22,8 @@ int plan_optimize(plan_ctx *pctx, plan **root, const optimize_options *opts, sqe
 
 /* Estimated output rows of p (also stored in p->est_rows). */
 double plan_estimate(plan *p);
+/* Forgets every memoized estimate: call before a pass that estimates a tree an earlier pass may
+ * have changed (estimates are memoized per node, so estimating a join tree stays linear). */
+void plan_estimates_invalidate(void);
 
 #endif

@@ -10,6 +10,8 @@
  */
 #include "plan/plan.h"
 
+#include "common/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -370,6 +372,7 @@ void plan_for_each_expr(plan *p, void (*cb)(void *ud, bexpr **slot), void *ud) {
             cb(ud, &p->u.join.right_keys[i]);
         }
         if (p->u.join.residual) cb(ud, &p->u.join.residual);
+        if (p->u.join.mark_cond) cb(ud, &p->u.join.mark_cond);
         break;
     case PLAN_SORT:
     case PLAN_TOPN:
@@ -392,6 +395,75 @@ void plan_for_each_expr(plan *p, void (*cb)(void *ud, bexpr **slot), void *ud) {
     default:
         break;
     }
+}
+
+uint64_t bexpr_hash(const bexpr *e) {
+    if (!e) return 0;
+    uint64_t h = hash_combine(hash_u64(e->kind), hash_u64(((uint64_t)e->type.id << 32) | e->n_args));
+    switch (e->kind) {
+    case BEXPR_COLUMN:
+        h = hash_combine(h, hash_u64(e->u.col));
+        break;
+    case BEXPR_CONST: {
+        const vec *x = e->u.constant;
+        if (vec_is_null(x, 0)) break;
+        if (type_is_string_view(x->type)) {
+            const sqe_str *sv = &VEC_DATA(x, sqe_str)[0];
+            h = hash_combine(h, hash_bytes(sqe_str_data(sv), sv->len));
+        } else if (!type_is_nested(x->type)) {
+            size_t w = type_physical_size(x->type);
+            if (w) h = hash_combine(h, hash_bytes(x->data, w));
+        }
+        break;
+    }
+    case BEXPR_CALL:
+        h = hash_combine(h, hash_u64((uint64_t)(uintptr_t)e->u.call.def));
+        break;
+    case BEXPR_CAST:
+        h = hash_combine(h, hash_u64((uint64_t)(uintptr_t)e->u.cast.fn));
+        break;
+    case BEXPR_FIELD:
+        h = hash_combine(h, hash_u64(e->u.field));
+        break;
+    case BEXPR_PARAM:
+        h = hash_combine(h, hash_u64(e->u.param));
+        break;
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) h = hash_combine(h, bexpr_hash(e->args[i]));
+    return h;
+}
+
+int bexpr_list_dedupe(plan_ctx *ctx, bexpr_list *l) {
+    if (l->n < 2) return SQE_OK;
+    uint32_t cap = 16;
+    while (cap < l->n * 2) cap *= 2;
+    uint32_t *slots = ARENA_ARRAY(ctx->arena, uint32_t, cap); /* index + 1, 0 = empty */
+    uint64_t *hashes = ARENA_ARRAY(ctx->arena, uint64_t, l->n);
+    if (!slots || !hashes) {
+        ctx->failed = 1;
+        return SQE_ERR_OUT_OF_MEMORY;
+    }
+    memset(slots, 0, cap * sizeof *slots);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        bexpr *e = l->items[i];
+        uint64_t h = bexpr_hash(e);
+        uint32_t s = (uint32_t)h & (cap - 1);
+        bool dup = false;
+        for (; slots[s]; s = (s + 1) & (cap - 1))
+            if (hashes[slots[s] - 1] == h && bexpr_equal(l->items[slots[s] - 1], e)) {
+                dup = true;
+                break;
+            }
+        if (dup) continue;
+        hashes[k] = h;
+        l->items[k] = e;
+        slots[s] = ++k;
+    }
+    l->n = k;
+    return SQE_OK;
 }
 
 bool bexpr_equal(const bexpr *a, const bexpr *c) {

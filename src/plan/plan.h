@@ -247,6 +247,7 @@ struct plan {
     plan_col *out;           /* output columns */
     uint32_t n_out;
     double est_rows;         /* cardinality estimate (optimizer) */
+    uint32_t est_epoch;      /* est_rows is current when this equals the estimate epoch */
     union {
         struct {
             cat_table *table;     /* referenced for the query's lifetime */
@@ -281,7 +282,16 @@ struct plan {
             bool *null_safe;      /* per key: IS NOT DISTINCT FROM (NULLs match) */
             bexpr *residual;      /* other conditions, evaluated on matching pairs (may be NULL) */
             plan_col_id mark;     /* JOIN_MARK: the boolean column appended to the left columns */
-            bool mark_null_aware; /* JOIN_MARK for IN: NULL keys make the mark NULL, not false */
+            /* JOIN_MARK for IN / ANY / ALL (three-valued): the mark is TRUE when a right row
+             * passes the correlation (keys and residual TRUE) and the comparison is TRUE; else
+             * NULL when for some such row the comparison is NULL; else FALSE. The binder puts
+             * the comparison in mark_cond, never pushed down; key extraction turns its
+             * equalities into the LAST n_mark_keys keys (NULL there means unknown, in the other
+             * keys no match) and folds the rest into the residual, which is then evaluated as
+             * a value: COALESCE(correlation, FALSE) AND comparison. */
+            bool mark_null_aware;
+            bexpr *mark_cond;     /* before key extraction: the comparison (may be NULL) */
+            uint32_t n_mark_keys;
         } join;
         struct {
             plan_sort_key *keys;
@@ -358,6 +368,22 @@ vec *plan_const_vec(plan_ctx *ctx, sqe_type type);
 /* Deep copy of an expression (constants shared). */
 bexpr *bexpr_copy(plan_ctx *ctx, const bexpr *e);
 
+/* Copies with fresh column ids (plan_copy.c). A map records old id -> new id for the ids that
+ * existed when it was initialized. */
+typedef struct plan_id_map {
+    plan_col_id *to;          /* 0 = not mapped */
+    uint32_t n;
+} plan_id_map;
+int plan_id_map_init(plan_ctx *ctx, plan_id_map *m);
+/* The copy's id for id (id itself when the copy does not produce it). */
+plan_col_id plan_id_map_get(const plan_id_map *m, plan_col_id id);
+/* Deep copy of p where every column p produces gets a fresh id (recorded in m). NULL when p has
+ * a node that cannot be copied (window, UNNEST, a table function without clone) or on out of
+ * memory (ctx->failed set). Memory in ctx. */
+plan *plan_copy_fresh(plan_ctx *ctx, plan_id_map *m, const plan *p);
+/* Deep copy of e with its column references mapped through m. NULL on out of memory. */
+bexpr *plan_copy_expr(plan_ctx *ctx, const plan_id_map *m, const bexpr *e);
+
 /* Does e reference column id? Collects referenced ids into a set. */
 bool bexpr_uses_col(const bexpr *e, plan_col_id id);
 /* Calls cb for every column id e references. */
@@ -367,6 +393,8 @@ bool bexpr_bound_by(const bexpr *e, const plan *p);
 bool bexpr_is_const(const bexpr *e);
 /* Structural equality (same columns, constants, functions; volatile calls are never equal). */
 bool bexpr_equal(const bexpr *a, const bexpr *c);
+/* A hash consistent with bexpr_equal (equal expressions hash alike). */
+uint64_t bexpr_hash(const bexpr *e);
 bool bexpr_is_volatile(const bexpr *e);
 /* Index of column id in p->out, or -1. */
 int plan_find_col(const plan *p, plan_col_id id);
@@ -378,6 +406,9 @@ typedef struct bexpr_list {
 } bexpr_list;
 int bexpr_list_push(plan_ctx *ctx, bexpr_list *l, bexpr *e);
 int bexpr_split_and(plan_ctx *ctx, bexpr *e, bexpr_list *out);
+/* Keeps the first of each set of equal expressions in l, in order (linear time, by hash).
+ * Scratch memory in ctx; out of memory leaves l as it was. */
+int bexpr_list_dedupe(plan_ctx *ctx, bexpr_list *l);
 /* Builds the conjunction of n expressions (NULL when n == 0). */
 bexpr *bexpr_make_and(plan_ctx *ctx, bexpr **items, uint32_t n);
 

@@ -137,13 +137,7 @@ static bool has_subquery(const bexpr *e) {
 
 static plan *wrap_filter(opt_ctx *oc, plan *input, bexpr_list *conj) {
     /* identical conjuncts (e.g. derived twice) are evaluated once */
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < conj->n; i++) {
-        bool dup = false;
-        for (uint32_t j = 0; j < k && !dup; j++) dup = bexpr_equal(conj->items[j], conj->items[i]);
-        if (!dup) conj->items[k++] = conj->items[i];
-    }
-    conj->n = k;
+    if (bexpr_list_dedupe(oc->pctx, conj)) return input;
     if (conj->n == 0) return input;
     plan *f = plan_new(oc->pctx, PLAN_FILTER, 1, input->n_out);
     if (!f) return input;
@@ -308,16 +302,36 @@ int plan_push_filters(opt_ctx *oc, plan **pp) {
 
 /* --- join keys ------------------------------------------------------------------------------ */
 
+/* The MARK join's residual once its comparison's equalities became keys (plan.h): the rest of
+ * the comparison, three-valued, under the correlation, which only counts when TRUE. NULL only
+ * when both are absent or out of memory (pctx->failed). */
+static bexpr *mark_residual(opt_ctx *oc, bexpr *correlation, bexpr *comparison) {
+    if (!correlation) return comparison;
+    bexpr *is_true = bexpr_new(oc->pctx, BEXPR_COALESCE, type_make(TYPE_BOOLEAN), 2);
+    if (!is_true) return NULL;
+    is_true->args[0] = correlation;
+    is_true->args[1] = bexpr_const_bool(oc->pctx, false);
+    if (!is_true->args[1]) return NULL;
+    if (!comparison) return is_true;
+    bexpr *both[2] = {is_true, comparison};
+    return bexpr_make_and(oc->pctx, both, 2);
+}
+
 int plan_extract_join_keys(opt_ctx *oc, plan *p) {
     for (uint32_t i = 0; i < p->n_children; i++) SQE_TRY(plan_extract_join_keys(oc, p->children[i]));
-    if (p->kind != PLAN_JOIN || !p->u.join.residual || p->u.join.type == JOIN_CROSS) return SQE_OK;
+    if (p->kind != PLAN_JOIN || p->u.join.type == JOIN_CROSS) return SQE_OK;
+    bool mark = p->u.join.type == JOIN_MARK && p->u.join.mark_null_aware;
+    if (mark && !p->u.join.mark_cond) return SQE_OK; /* done already */
+    if (!p->u.join.residual && !mark) return SQE_OK;
     plan *left = p->children[0], *right = p->children[1];
-    bexpr_list conj = {0}, rest = {0};
+    bexpr_list conj = {0}, rest = {0}, cmp = {0}, cmp_rest = {0};
     SQE_TRY(bexpr_split_and(oc->pctx, p->u.join.residual, &conj));
+    if (mark) SQE_TRY(bexpr_split_and(oc->pctx, p->u.join.mark_cond, &cmp));
     uint32_t n_keys = p->u.join.n_keys;
-    bexpr **lk = ARENA_ARRAY(oc->pctx->arena, bexpr *, n_keys + conj.n + 1);
-    bexpr **rk = ARENA_ARRAY(oc->pctx->arena, bexpr *, n_keys + conj.n + 1);
-    bool *ns = ARENA_ARRAY(oc->pctx->arena, bool, n_keys + conj.n + 1);
+    uint32_t cap = n_keys + conj.n + cmp.n + 1;
+    bexpr **lk = ARENA_ARRAY(oc->pctx->arena, bexpr *, cap);
+    bexpr **rk = ARENA_ARRAY(oc->pctx->arena, bexpr *, cap);
+    bool *ns = ARENA_ARRAY(oc->pctx->arena, bool, cap);
     if (!lk || !rk || !ns) return err_nomem(oc->err, "optimizer");
     for (uint32_t i = 0; i < n_keys; i++) {
         lk[i] = p->u.join.left_keys[i];
@@ -353,10 +367,42 @@ int plan_extract_join_keys(opt_ctx *oc, plan *p) {
         }
         SQE_TRY(bexpr_list_push(oc->pctx, &rest, c));
     }
+    /* the comparison's equalities become the last keys; a constant side (1 IN (SELECT ...))
+     * is a key of the side it faces */
+    uint32_t first_mark_key = n_keys;
+    for (uint32_t i = 0; i < cmp.n; i++) {
+        bexpr *c = cmp.items[i];
+        bool is_eq = c->kind == BEXPR_CALL && c->n_args == 2 && c->u.call.name &&
+                     strcmp(c->u.call.name, "$eq") == 0 && !bexpr_is_volatile(c);
+        if (is_eq) {
+            unsigned a = plan_expr_sides(c->args[0], left, right);
+            unsigned b2 = plan_expr_sides(c->args[1], left, right);
+            if ((a | b2) && (a | 1) == 1 && (b2 | 2) == 2) {
+                lk[n_keys] = c->args[0];
+                rk[n_keys] = c->args[1];
+                ns[n_keys++] = false;
+                continue;
+            }
+            if ((a | b2) && (a | 2) == 2 && (b2 | 1) == 1) {
+                lk[n_keys] = c->args[1];
+                rk[n_keys] = c->args[0];
+                ns[n_keys++] = false;
+                continue;
+            }
+        }
+        SQE_TRY(bexpr_list_push(oc->pctx, &cmp_rest, c));
+    }
     p->u.join.left_keys = lk;
     p->u.join.right_keys = rk;
     p->u.join.null_safe = ns;
     p->u.join.n_keys = n_keys;
     p->u.join.residual = bexpr_make_and(oc->pctx, rest.items, rest.n);
+    if (mark) {
+        p->u.join.n_mark_keys = n_keys - first_mark_key;
+        bexpr *comparison = bexpr_make_and(oc->pctx, cmp_rest.items, cmp_rest.n);
+        p->u.join.residual = mark_residual(oc, p->u.join.residual, comparison);
+        if (oc->pctx->failed) return err_nomem(oc->err, "optimizer");
+        p->u.join.mark_cond = NULL;
+    }
     return SQE_OK;
 }

@@ -102,6 +102,8 @@ typedef struct join_case {
     bool residual;    /* l.id < r.id */
     bool null_aware;
     bool nl;          /* no keys: the key equality goes into the residual (nested loop) */
+    bool corr_key;    /* null-aware MARK with two keys: a is a correlation key (NULL there is
+                         no match), s the IN comparison's (NULL there is unknown) */
 } join_case;
 
 static bexpr *eq_expr(tx *t, bexpr *a, bexpr *b, bool null_safe) {
@@ -132,13 +134,19 @@ static plan *join_plan(tx *t, plan *l, plan *r, const join_case *jc) {
     bexpr *conds[4];
     uint32_t n_conds = 0;
     if (jc->nl) {
-        conds[n_conds++] = eq_expr(t, tx_col(t, l, 1), tx_col(t, r, 1), jc->null_safe);
+        conds[n_conds] = eq_expr(t, tx_col(t, l, 1), tx_col(t, r, 1), jc->null_safe);
+        if (jc->corr_key) { /* how key extraction leaves a correlation in a MARK residual */
+            bexpr *is_true[2] = {conds[n_conds], tx_bool(t, false)};
+            conds[n_conds] = tx_form(t, BEXPR_COALESCE, TX_BOOL_T, 2, is_true);
+        }
+        n_conds++;
         if (jc->multi_key) conds[n_conds++] = eq_expr(t, tx_col(t, l, 2), tx_col(t, r, 2), jc->null_safe);
     } else {
         p->u.join.n_keys = nk;
         p->u.join.left_keys = ARENA_ARRAY(&t->arena, bexpr *, nk);
         p->u.join.right_keys = ARENA_ARRAY(&t->arena, bexpr *, nk);
         p->u.join.null_safe = ARENA_ARRAY(&t->arena, bool, nk);
+        p->u.join.n_mark_keys = jc->null_aware ? nk - (jc->corr_key ? 1 : 0) : 0;
         for (uint32_t k = 0; k < nk; k++) {
             p->u.join.left_keys[k] = tx_col(t, l, 1 + k);
             p->u.join.right_keys[k] = tx_col(t, r, 1 + k);
@@ -212,6 +220,7 @@ static bool matches(const join_case *jc, const side_row *l, const side_row *r) {
 
 /* Keys TRUE or UNKNOWN (never FALSE) and the residual TRUE. */
 static bool compatible(const join_case *jc, const side_row *l, const side_row *r) {
+    if (jc->corr_key && (l->a_null || r->a_null || l->a != r->a)) return false;
     if (l->a_null || r->a_null) {
         if (jc->null_safe && l->a_null != r->a_null) return false;
     } else if (l->a != r->a) {
@@ -317,10 +326,10 @@ static void check_case(tx *t, cat_table *lt, cat_table **rts, const join_case *j
                  t->n_rows, want.n);
     for (uint32_t i = 0; i < want.n; i++)
         if (strcmp(t->rows[i], want.v[i]) != 0)
-            fail_msg("type %u flavour %d multi %d nullsafe %d residual %d aware %d nl %d: row %u: "
-                     "expected '%s', got '%s'",
+            fail_msg("type %u flavour %d multi %d nullsafe %d residual %d aware %d corr %d nl %d: "
+                     "row %u: expected '%s', got '%s'",
                      jc->type, jc->flavour, jc->multi_key, jc->null_safe, jc->residual,
-                     jc->null_aware, jc->nl, i, want.v[i], t->rows[i]);
+                     jc->null_aware, jc->corr_key, jc->nl, i, want.v[i], t->rows[i]);
     sl_free(&want);
 }
 
@@ -347,11 +356,16 @@ static void run_matrix(bool nl) {
     for (size_t ti = 0; ti < sizeof types; ti++)
         for (int flavour = 0; flavour < 4; flavour++)
             for (int variant = 0; variant < 4; variant++) {
-                join_case jc = {types[ti], flavour, variant & 1, false, (variant & 2) != 0, false, nl};
+                join_case jc = {types[ti], flavour, variant & 1, false, (variant & 2) != 0, false, nl, false};
                 check_case(&f.t, f.lt, f.rts, &jc, variant == 3 ? 1 : 4);
                 if (types[ti] == JOIN_MARK) {
                     jc.null_aware = true;
                     check_case(&f.t, f.lt, f.rts, &jc, 4);
+                    if (jc.multi_key) {
+                        jc.corr_key = true;
+                        check_case(&f.t, f.lt, f.rts, &jc, 4);
+                        jc.corr_key = false;
+                    }
                 }
                 if (flavour == R_DUPS) {
                     jc.null_safe = true;
@@ -360,11 +374,11 @@ static void run_matrix(bool nl) {
             }
     /* SINGLE: unique right side works, duplicates fail */
     for (int residual = 0; residual < 2; residual++) {
-        join_case ok = {JOIN_SINGLE, R_UNIQUE, false, false, residual, false, nl};
+        join_case ok = {JOIN_SINGLE, R_UNIQUE, false, false, residual, false, nl, false};
         check_case(&f.t, f.lt, f.rts, &ok, 4);
-        join_case bad = {JOIN_SINGLE, R_DUPS, false, false, residual, false, nl};
+        join_case bad = {JOIN_SINGLE, R_DUPS, false, false, residual, false, nl, false};
         check_case(&f.t, f.lt, f.rts, &bad, 4);
-        join_case empty = {JOIN_SINGLE, R_EMPTY, false, false, residual, false, nl};
+        join_case empty = {JOIN_SINGLE, R_EMPTY, false, false, residual, false, nl, false};
         check_case(&f.t, f.lt, f.rts, &empty, 1);
     }
     tx_free(&f.t);
@@ -394,12 +408,12 @@ static void test_cross_and_fanout(void **state) {
     cat_table *a = tx_table(&t, "a", 2, ty), *b = tx_table(&t, "b", 2, ty);
     tx_fill(&t, a, 3000, fill_const, NULL);
     tx_fill(&t, b, 100, fill_const, NULL);
-    join_case cross = {JOIN_INNER, 0, false, false, false, false, true};
+    join_case cross = {JOIN_INNER, 0, false, false, false, false, true, false};
     plan *p = join_plan(&t, tx_scan(&t, a), tx_scan(&t, b), &cross);
     tx_run_opts o = {.threads = 2};
     assert_int_equal(tx_run_opt(&t, p, &o), SQE_OK);
     assert_int_equal(t.row_count, 300000);
-    join_case eq = {JOIN_INNER, 0, false, false, false, false, false};
+    join_case eq = {JOIN_INNER, 0, false, false, false, false, false, false};
     p = join_plan(&t, tx_scan(&t, a), tx_scan(&t, b), &eq);
     assert_int_equal(tx_run_opt(&t, p, &o), SQE_OK);
     assert_int_equal(t.row_count, 300000);
