@@ -3,7 +3,7 @@
 # tests/server/test_server_core.c, built by CMake as server_core_tests and taken from
 # $SQE_BUILD_DIR, default build-asan/, `make asan`: ASan + UBSan), then the `sqe serve` tests
 # (tests/server/test_server.py; test_embedded_catalog.py: the shell and the server share the
-# embedded default warehouse) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
+# embedded default warehouse; test_free_ports.py: test servers take free ports) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
 # final "N passed, N failed" line.
 #
 #   tests/server/run_server_tests.sh [pytest args...]
@@ -48,7 +48,7 @@ echo "server_core_tests: $unit_passed passed, $unit_failed failed"
 
 export PYTHONDONTWRITEBYTECODE=1
 "$python" -m pytest -q -p no:cacheprovider tests/server/test_server.py \
-  tests/server/test_embedded_catalog.py "$@" | tee "$out/py.log"
+  tests/server/test_embedded_catalog.py tests/server/test_free_ports.py "$@" | tee "$out/py.log"
 line="$(grep -E '^server tests: ' "$out/py.log" | tail -1)"
 py_passed=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
 py_failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
