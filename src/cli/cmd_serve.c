@@ -280,6 +280,12 @@ int cli_serve_main(int argc, char **argv) {
             to.max_running = (uint32_t)cfg.query.max_concurrent;
         else
             to.max_running = 256;
+        /* queries in progress (running, or with results not yet fetched) at most: never below
+         * [query] max_concurrent, whose refusal names the setting */
+        if (cfg.query.max_concurrent > (int64_t)to.max_queries)
+            to.max_queries = (uint32_t)(cfg.query.max_concurrent > UINT32_MAX
+                                            ? UINT32_MAX
+                                            : cfg.query.max_concurrent);
         to.hooks = srv_core_hooks(core);
         to.health = hs;
         to.tls_cert_file = co->tls.cert_file;
@@ -304,6 +310,13 @@ int cli_serve_main(int argc, char **argv) {
         fo.tls_key_path = *co->tls.key_file ? co->tls.key_file : NULL;
         fo.hooks = *srv_core_hooks(core);
         if (flags.request_timeout_s > 0) fo.request_timeout_ms = (uint32_t)flags.request_timeout_s * 1000;
+        /* a result nobody fetches is dropped (and its admission slot freed) after
+         * [query] stream_idle_timeout, as on the Trino port; 0 = never */
+        fo.ticket_timeout_ms = cfg.query.stream_idle_timeout_ms > 0
+                                   ? (uint32_t)(cfg.query.stream_idle_timeout_ms > UINT32_MAX
+                                                    ? UINT32_MAX
+                                                    : cfg.query.stream_idle_timeout_ms)
+                                   : UINT32_MAX;
         if (flight_server_create(db, &fo, &flight, &err) != SQE_OK) {
             fprintf(stderr, "sqe serve: Flight SQL: %s\n", err.message);
             goto out;
