@@ -36,15 +36,10 @@ test-sql: asan
 	@./build-asan/slt_runner tests/sql
 
 # The server on the embedded default: the Iceberg warehouse in ~/.sqe (SQLite catalog), with the
-# demo tables of scripts/demo.sql, Trino HTTP on 127.0.0.1:8080 and Flight SQL on 127.0.0.1:50051.
+# demo tables of scripts/demo.sql, Trino HTTP on 127.0.0.1:8080 and Flight SQL on 127.0.0.1:50051
+# (scripts/run_demo.sh; tests/integration/test_make_run.py runs it the same way on free ports).
 run: release
-	@./build/sqe sql --bail -f scripts/demo.sql >/dev/null
-	@echo "SQE: demo tables in iceberg.demo (region, nation, orders)."
-	@echo "  shell:     ./build/sqe sql            (same warehouse, in another terminal)"
-	@echo "  Trino:     trino --server http://127.0.0.1:8080 --catalog iceberg --schema demo"
-	@echo "  Flight SQL: adbc_driver_flightsql.dbapi.connect('grpc://127.0.0.1:50051')"
-	@echo "  stop:      Ctrl-C (drains running queries)"
-	@./build/sqe serve
+	@bash scripts/run_demo.sh ./build/sqe
 
 # The SQL shell on the embedded default warehouse.
 shell: release

@@ -26,6 +26,10 @@
 #   clients  tests/integration: dbt-trino (seed, run, test) and the Trino CLI jar
 #   server, flight  tests/server, tests/flight: the server core and Flight SQL with real clients
 #   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, JDBC
+#   load     tests/load/run_load.py, a smaller `make load` on the release build (16 clients, half
+#            Flight SQL and half Trino, x 100 checked queries, 2 rounds, and a 5 s burst of Trino
+#            statements between them; every answer verified, no failures, the server's RSS
+#            bounded between rounds); about a minute
 #   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
 #   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
 #            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
@@ -248,6 +252,20 @@ pytest_stage flight "Flight SQL with ADBC and pyarrow.flight (ASan build)" \
 pytest_stage serve "sqe serve: short load, hostile input, the Flight SQL JDBC driver (ASan build)" \
   env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/load \
   tests/hostile tests/flight/jdbc
+# load: like pytest_stage, with run_load.py's own "N passed, N failed" line
+echo "== load: 16 clients (Flight SQL and Trino) x 100 checked queries, 2 rounds, a 5 s Trino burst (release build)"
+if [ ! -x "$PYTHON" ] || [ ! -x build/sqe ]; then
+  echo "FAIL: $PYTHON or build/sqe is missing (bash scripts/setup.sh; make release)"
+  stage_done load 0 1 0 "no Python virtual environment or release build"
+else
+  timeout -k 10 "$TEST_TIMEOUT" "$PYTHON" tests/load/run_load.py --sqe build/sqe --clients 16 \
+    --queries 100 --rounds 2 --burst 5 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  stage_done load "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" "$p passed, $f failed (queries)"
+fi
 pytest_stage rest "Iceberg REST catalog client against Iceberg's REST handlers (Java), pyiceberg" \
   bash tests/rest/run_rest_tests.sh
 pytest_stage rest-s3 "Iceberg REST + S3 (moto): per-user reads/writes, STS, faults, SQL corpus on REST" \

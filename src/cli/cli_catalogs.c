@@ -1,7 +1,7 @@
 /*
  * cli_catalogs.c: opens the catalogs of the configuration and adds them to the database.
  *
- * INTERFACE: cli_catalogs_attach (cli_catalogs.h).
+ * INTERFACE: cli_database_open, cli_catalogs_attach (cli_catalogs.h).
  * NOTES:
  * - REST catalogs ([catalog] / [catalogs.NAME] type = "rest"): uri, warehouse, prefix and the
  *   auth keys map onto rest_backend_config. auth = "session_bearer" (the default) sends the
@@ -95,17 +95,33 @@ static int open_rest(const config_catalog *cc, sqe_db *db, catalog **out, sqe_er
     return catalog_open_iceberg_backend(cc->name, b, &db->tracker, out, err);
 }
 
+/* The warehouse and SQLite file of a catalog of type sqlite into wh and file (PATH_BYTES each):
+ * its settings, else the defaults under data_dir. [catalog] (is_default) defaults to
+ * <data_dir>/warehouse and <data_dir>/catalog.db: the embedded default that `sqe serve` and
+ * `sqe sql` both open. [catalogs.NAME] defaults to <data_dir>/catalogs/NAME/ with its catalog.db
+ * inside. */
+#define PATH_BYTES 4096
+static int sqlite_paths(const config_catalog *cc, bool is_default, const char *data_dir,
+                        char *wh, char *file, sqe_error *err) {
+    int n = *cc->warehouse  ? snprintf(wh, PATH_BYTES, "%s", cc->warehouse)
+            : is_default    ? snprintf(wh, PATH_BYTES, "%s/warehouse", data_dir)
+                            : snprintf(wh, PATH_BYTES, "%s/catalogs/%s", data_dir, cc->name);
+    if (n < 0 || n >= PATH_BYTES)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "catalog '%s': the warehouse path is too long",
+                       cc->name);
+    n = *cc->uri     ? snprintf(file, PATH_BYTES, "%s", cc->uri)
+        : is_default ? snprintf(file, PATH_BYTES, "%s/catalog.db", data_dir)
+                     : snprintf(file, PATH_BYTES, "%s/catalog.db", wh);
+    if (n < 0 || n >= PATH_BYTES)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "catalog '%s': the catalog database path is too long", cc->name);
+    return SQE_OK;
+}
+
 static int open_sqlite(const config_catalog *cc, const char *data_dir, sqe_db *db,
                        catalog **out, sqe_error *err) {
-    char wh[4096], file[4096];
-    if (*cc->warehouse)
-        snprintf(wh, sizeof wh, "%s", cc->warehouse);
-    else if (snprintf(wh, sizeof wh, "%s/catalogs/%s", data_dir, cc->name) >= (int)sizeof wh)
-        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "data_dir is too long");
-    if (*cc->uri)
-        snprintf(file, sizeof file, "%s", cc->uri);
-    else if (snprintf(file, sizeof file, "%s/catalog.db", wh) >= (int)sizeof file)
-        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "warehouse path is too long");
+    char wh[PATH_BYTES], file[PATH_BYTES];
+    SQE_TRY(sqlite_paths(cc, false, data_dir, wh, file, err));
     return catalog_open_iceberg(cc->name, file, wh, &db->tracker, out, err);
 }
 
@@ -146,6 +162,31 @@ static int attach_one(const config_catalog *cc, const char *data_dir, sqe_db *db
     if (!rc) rc = add_catalog(db, c, first, err);
     if (rc) err_prefix(err, "catalog '%s' (type %s)", cc->name, cc->type);
     return rc;
+}
+
+int cli_database_open(const config *cfg, const sqe_db_options *base, sqe_db **out,
+                      sqe_error *err) {
+    *out = NULL;
+    sqe_db_options dbo;
+    memset(&dbo, 0, sizeof dbo);
+    if (base) dbo = *base;
+    char wh[PATH_BYTES], file[PATH_BYTES];
+    dbo.warehouse = dbo.catalog_db = dbo.catalog_name = NULL;
+    if (!strcmp(cfg->catalog.type, "sqlite")) {
+        SQE_TRY(sqlite_paths(&cfg->catalog, true, cfg->coordinator.data_dir, wh, file, err));
+        dbo.warehouse = wh;
+        dbo.catalog_db = file;
+        dbo.catalog_name = cfg->catalog.name;
+    }
+    sqe_db *db = NULL;
+    SQE_TRY(sqe_db_open(&dbo, &db, err));
+    int rc = cli_catalogs_attach(cfg, cfg->coordinator.data_dir, db, err);
+    if (rc) {
+        sqe_db_close(db);
+        return rc;
+    }
+    *out = db;
+    return SQE_OK;
 }
 
 int cli_catalogs_attach(const config *cfg, const char *data_dir, sqe_db *db, sqe_error *err) {

@@ -244,7 +244,7 @@ int cli_serve_main(int argc, char **argv) {
 #ifdef SQE_WITH_FLIGHT
     flight_server *flight = NULL;
 #endif
-    char warehouse[4096], catalog_db[4096], where[320];
+    char where[320];
 
     if (srv_core_create(&cfg, &core, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: %s\n", err.message);
@@ -252,31 +252,14 @@ int cli_serve_main(int argc, char **argv) {
     }
     health_state *hs = srv_core_health(core);
 
-    /* the database, with the default Iceberg catalog of [catalog] */
+    /* the database: the default Iceberg catalog of [catalog], then a REST [catalog] and every
+     * [catalogs.NAME] (the same opening `sqe sql` does) */
     sqe_db_options dbo;
     memset(&dbo, 0, sizeof dbo);
     dbo.threads = (int)co->threads;
     dbo.memory_limit = (uint64_t)co->memory_limit;
-    if (!strcmp(cfg.catalog.type, "sqlite")) {
-        if (*cfg.catalog.warehouse)
-            snprintf(warehouse, sizeof warehouse, "%s", cfg.catalog.warehouse);
-        else
-            snprintf(warehouse, sizeof warehouse, "%s/warehouse", co->data_dir);
-        if (*cfg.catalog.uri)
-            snprintf(catalog_db, sizeof catalog_db, "%s", cfg.catalog.uri);
-        else
-            snprintf(catalog_db, sizeof catalog_db, "%s/catalog.db", co->data_dir);
-        dbo.warehouse = warehouse;
-        dbo.catalog_db = catalog_db;
-        dbo.catalog_name = cfg.catalog.name;
-    }
-    if (sqe_db_open(&dbo, &db, &err) != SQE_OK) {
+    if (cli_database_open(&cfg, &dbo, &db, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: cannot open the database: %s\n", err.message);
-        goto out;
-    }
-    /* a REST [catalog] and every [catalogs.NAME] */
-    if (cli_catalogs_attach(&cfg, co->data_dir, db, &err) != SQE_OK) {
-        fprintf(stderr, "sqe serve: %s\n", err.message);
         goto out;
     }
 
@@ -297,6 +280,12 @@ int cli_serve_main(int argc, char **argv) {
             to.max_running = (uint32_t)cfg.query.max_concurrent;
         else
             to.max_running = 256;
+        /* queries in progress (running, or with results not yet fetched) at most: never below
+         * [query] max_concurrent, whose refusal names the setting */
+        if (cfg.query.max_concurrent > (int64_t)to.max_queries)
+            to.max_queries = (uint32_t)(cfg.query.max_concurrent > UINT32_MAX
+                                            ? UINT32_MAX
+                                            : cfg.query.max_concurrent);
         to.hooks = srv_core_hooks(core);
         to.health = hs;
         to.tls_cert_file = co->tls.cert_file;
@@ -321,6 +310,13 @@ int cli_serve_main(int argc, char **argv) {
         fo.tls_key_path = *co->tls.key_file ? co->tls.key_file : NULL;
         fo.hooks = *srv_core_hooks(core);
         if (flags.request_timeout_s > 0) fo.request_timeout_ms = (uint32_t)flags.request_timeout_s * 1000;
+        /* a result nobody fetches is dropped (and its admission slot freed) after
+         * [query] stream_idle_timeout, as on the Trino port; 0 = never */
+        fo.ticket_timeout_ms = cfg.query.stream_idle_timeout_ms > 0
+                                   ? (uint32_t)(cfg.query.stream_idle_timeout_ms > UINT32_MAX
+                                                    ? UINT32_MAX
+                                                    : cfg.query.stream_idle_timeout_ms)
+                                   : UINT32_MAX;
         if (flight_server_create(db, &fo, &flight, &err) != SQE_OK) {
             fprintf(stderr, "sqe serve: Flight SQL: %s\n", err.message);
             goto out;

@@ -8,8 +8,11 @@
  * starts. The exit status is 1 when any statement failed, 0 otherwise (2 for a usage error).
  *
  * INTERFACE: cli_sql_main.
- * NOTES: the database is the embedded in-memory one (sqe_db_open); --connect to a remote server
- * belongs here once the protocol clients exist.
+ * NOTES: the database is the embedded one `sqe serve` opens with the same configuration
+ * (cli_database_open: the defaults, --config FILE, SQE_<SECTION>__<KEY> variables), so a table
+ * made in the shell is in the server and the other way round; --warehouse DIR (or
+ * $SQE_WAREHOUSE) opens DIR with its catalog in DIR/catalog.db instead, --memory no warehouse.
+ * --connect to a remote server belongs here once the protocol clients exist.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +21,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_catalogs.h"
+#include "common/config.h"
 
 typedef enum input_kind { INPUT_SQL, INPUT_FILE } input_kind;
 
@@ -34,6 +39,7 @@ typedef struct sql_options {
     int echo;
     int bail;
     const char *warehouse; /* --warehouse DIR */
+    const char *config_path; /* --config FILE */
     int memory_only;       /* --memory */
 } sql_options;
 
@@ -44,9 +50,12 @@ static const char sql_usage[] =
     "default) and an in-memory catalog (\"memory\").\n"
     "\n"
     "options:\n"
-    "      --warehouse DIR  Iceberg warehouse directory; its catalog is DIR/catalog.db\n"
-    "                       (default: $SQE_WAREHOUSE, else ~/.sqe/warehouse with the\n"
-    "                       catalog in ~/.sqe/catalog.db, as `sqe serve` uses them)\n"
+    "      --config FILE    the catalogs of this configuration file (TOML), as `sqe serve\n"
+    "                       --config FILE` opens them; SQE_<SECTION>__<KEY> variables apply\n"
+    "                       too. Default: ~/.sqe/warehouse with the catalog ~/.sqe/catalog.db\n"
+    "                       ([coordinator] data_dir = \"~/.sqe\"), the tables `sqe serve` serves\n"
+    "      --warehouse DIR  instead, the Iceberg warehouse DIR with its catalog DIR/catalog.db\n"
+    "                       (also $SQE_WAREHOUSE)\n"
     "      --memory         no warehouse: only the in-memory catalog (session default)\n"
     "  -e, --execute SQL    run SQL, one or more statements (repeatable)\n"
     "  -f, --file FILE      run the statements in FILE, '-' for stdin (repeatable)\n"
@@ -99,6 +108,9 @@ static int parse_options(int argc, char **argv, sql_options *opt) {
         } else if ((m = option_value(argc, argv, &i, NULL, "--warehouse", &value)) != 0) {
             if (m < 0) goto out_missing;
             opt->warehouse = value;
+        } else if ((m = option_value(argc, argv, &i, NULL, "--config", &value)) != 0) {
+            if (m < 0) goto out_missing;
+            opt->config_path = value;
         } else if ((m = option_value(argc, argv, &i, "-e", "--execute", &value)) != 0) {
             if (m < 0) goto out_missing;
             opt->inputs[opt->n_inputs++] = (input){INPUT_SQL, value};
@@ -167,28 +179,26 @@ int cli_sql_main(int argc, char **argv) {
     sqe_db_options db_opts;
     memset(&db_opts, 0, sizeof db_opts);
     db_opts.threads = opt.threads;
-    /* The embedded default is the one `sqe serve` uses: ~/.sqe/warehouse with its catalog in
-     * ~/.sqe/catalog.db; --warehouse DIR keeps its catalog in DIR/catalog.db. */
-    char *default_warehouse = NULL, *default_catalog = NULL;
-    if (!opt.memory_only) {
-        db_opts.warehouse = opt.warehouse ? opt.warehouse : getenv("SQE_WAREHOUSE");
-        if (!db_opts.warehouse || !*db_opts.warehouse) {
-            const char *home = getenv("HOME");
-            size_t n = home ? strlen(home) + sizeof "/.sqe/warehouse" : 0;
-            if (home && *home && (default_warehouse = malloc(n)) != NULL &&
-                (default_catalog = malloc(n)) != NULL) {
-                snprintf(default_warehouse, n, "%s/.sqe/warehouse", home);
-                snprintf(default_catalog, n, "%s/.sqe/catalog.db", home);
-            }
-            db_opts.warehouse = default_catalog ? default_warehouse : NULL;
-            db_opts.catalog_db = default_catalog;
-        }
-    }
     sqe_error err;
     memset(&err, 0, sizeof err);
-    int open_rc = sqe_db_open(&db_opts, &s.db, &err);
-    free(default_warehouse);
-    free(default_catalog);
+    if (!opt.warehouse && !opt.config_path && getenv("SQE_WAREHOUSE") && *getenv("SQE_WAREHOUSE"))
+        opt.warehouse = getenv("SQE_WAREHOUSE");
+    int open_rc;
+    if (opt.memory_only || opt.warehouse) {
+        /* --memory: no warehouse; --warehouse DIR: DIR with its catalog in DIR/catalog.db */
+        db_opts.warehouse = opt.memory_only ? NULL : opt.warehouse;
+        open_rc = sqe_db_open(&db_opts, &s.db, &err);
+    } else {
+        /* the catalogs of the configuration, opened as `sqe serve` opens them */
+        config cfg;
+        if (config_load(&cfg, opt.config_path, NULL, &err) != SQE_OK) {
+            fprintf(stderr, "sqe sql: configuration error: %s\n", err.message);
+            free(opt.inputs);
+            return 2;
+        }
+        open_rc = cli_database_open(&cfg, &db_opts, &s.db, &err);
+        config_reset(&cfg);
+    }
     if (open_rc != SQE_OK) {
         fprintf(stderr, "Error: cannot open the database: %s\n", err.message);
         free(opt.inputs);

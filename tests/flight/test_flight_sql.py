@@ -14,7 +14,10 @@ import pytest
 import adbc_driver_flightsql.dbapi as flight_sql
 import adbc_driver_manager
 
-URI = os.environ.get("SQE_FLIGHT_URI", "grpc://127.0.0.1:32010")
+URI = os.environ.get("SQE_FLIGHT_URI")
+if not URI:  # no fixed fallback port: whatever listens there would be tested instead
+    pytest.exit("SQE_FLIGHT_URI is not set: run tests/flight/run_flight_tests.sh, which starts "
+                "flight_test_server on a free port", returncode=2)
 PID = int(os.environ.get("SQE_FLIGHT_PID", "0"))
 AUTH_URI = os.environ.get("SQE_FLIGHT_AUTH_URI")
 SERVER = os.environ.get("SQE_FLIGHT_SERVER")   # the flight_test_server binary, for own instances

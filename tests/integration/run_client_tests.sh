@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Real clients against `sqe serve`: dbt-trino running tests/integration/dbt (seed, run, test,
 # then run and test again over the existing relations) and the Trino CLI jar
-# (tests/integration/test_trino_cli.py), both against one server on a free loopback port.
+# (tests/integration/test_trino_cli.py), both against one server on free loopback ports; then
+# tests/integration/test_make_run.py: `make run`'s demo load and the README's first query over
+# the Trino CLI and ADBC (its own server, temporary HOME, free ports).
 #
 #   tests/integration/run_client_tests.sh
 #   SQE_BIN=build/sqe tests/integration/run_client_tests.sh
@@ -46,11 +48,20 @@ if [ ! -s "$JAR" ]; then
 fi
 
 # ---- the server ---------------------------------------------------------------------------
+# Free ports for both listeners (never the defaults 8080 / 50051: anything else on the machine
+# may hold them), no health listener, and a data directory of its own (never ~/.sqe).
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sqe-clients.XXXXXX")
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() {
+  "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+PORT=$(free_port)
+FLIGHT_PORT=$(free_port)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1"
-"$SQE_BIN" serve --trino-port "$PORT" >"$WORK/server.log" 2>&1 &
+env $(env | grep -o '^SQE_[A-Z0-9_]*__[A-Z0-9_]*' | sed 's/^/-u /') \
+  SQE_COORDINATOR__DATA_DIR="$WORK/data" \
+  "$SQE_BIN" serve --bind 127.0.0.1 --trino-port "$PORT" --flight-port "$FLIGHT_PORT" \
+  --health-port 0 >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 stop_server() {
   if kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -99,8 +110,10 @@ check "dbt run (again)" "$WORK/dbt-run2.log" "$DBT" run "${DBT_ARGS[@]}" --vars 
 check "dbt test (again)" "$WORK/dbt-test2.log" "$DBT" test "${DBT_ARGS[@]}"
 
 # ---- the Trino CLI ------------------------------------------------------------------------
-SQE_TRINO_URL="http://127.0.0.1:$PORT" TRINO_CLI_JAR="$ROOT/$JAR" \
-  "$PY" -m pytest -q -rA -p no:cacheprovider tests/integration/test_trino_cli.py >"$WORK/cli.log" 2>&1
+# test_make_run.py starts its own server the way `make run` does (temporary HOME, free ports)
+SQE_TRINO_URL="http://127.0.0.1:$PORT" TRINO_CLI_JAR="$ROOT/$JAR" SQE_BIN="$SQE_BIN" \
+  "$PY" -m pytest -q -rA -p no:cacheprovider tests/integration/test_trino_cli.py \
+  tests/integration/test_make_run.py >"$WORK/cli.log" 2>&1
 CLI_PASSED=$(grep -c '^PASSED ' "$WORK/cli.log")
 CLI_FAILED=$(grep -c '^\(FAILED\|ERROR\) ' "$WORK/cli.log")
 if [ "$CLI_PASSED" -eq 0 ] && [ "$CLI_FAILED" -eq 0 ]; then CLI_FAILED=1; fi

@@ -7,7 +7,7 @@ metadata tables (SHOW CATALOGS / SCHEMAS, information_schema, system.jdbc) that 
 completion and clients rely on, statements from a file, and failures.
 
 The server: $SQE_TRINO_URL when set (tests/integration/run_client_tests.sh starts one and runs
-dbt against it too), else a fresh `sqe serve` ($SQE_BIN, default build/sqe) on a free port.
+dbt against it too), else a fresh `sqe serve` ($SQE_BIN, default build/sqe) on free ports.
 The jar: $TRINO_CLI_JAR, default .cache/trino-cli/trino-cli-476-executable.jar (fetched by
 run_client_tests.sh).
 
@@ -17,25 +17,20 @@ import csv
 import io
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import time
-import urllib.request
+import sys
+import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "load"))
+from sqe_serve import SqeServe  # noqa: E402
+
 SQE = Path(os.environ.get("SQE_BIN", ROOT / "build" / "sqe"))
 JAR = Path(os.environ.get("TRINO_CLI_JAR", ROOT / ".cache" / "trino-cli" / "trino-cli-476-executable.jar"))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -46,28 +41,12 @@ def server():
         return
     if not SQE.exists():
         pytest.fail(f"{SQE} not built (run `make` in {ROOT}, or set SQE_BIN)")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"sqe-cli-{port}.log", "w+")
-    proc = subprocess.Popen([str(SQE), "serve", "--trino-port", str(port)], stdout=log,
-                            stderr=subprocess.STDOUT)
-    deadline = time.time() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/v1/info", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                pytest.fail("sqe serve did not start")
-            time.sleep(0.05)
-    yield url
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
+    # free Trino and Flight SQL ports, no health listener, a data directory of its own
+    srv = SqeServe(SQE, tempfile.mkdtemp(prefix="sqe-cli-test-"))
+    yield f"http://127.0.0.1:{srv.trino_port}"
+    status, out = srv.stop()
+    assert status == 0, out[-3000:]
+    assert SqeServe.sanitizer_report(out) is None, out[-3000:]
 
 
 @pytest.fixture(scope="module")

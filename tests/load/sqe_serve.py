@@ -2,6 +2,7 @@
 
 SqeServe(binary, workdir, toml="") writes workdir/sqe.toml, starts `sqe serve` on free Trino and
 Flight SQL ports with its data_dir under workdir (never ~/.sqe), waits for /readyz and offers:
+(with home=DIR instead: HOME=DIR and the default data_dir, DIR/.sqe, as a user's `sqe serve`)
   .trino_port .flight_port .pid .flight_uri
   .rss_kib()        the server's resident set from /proc/<pid>/status (VmRSS), in KiB
   .alive()          the process has not exited
@@ -9,7 +10,8 @@ Flight SQL ports with its data_dir under workdir (never ~/.sqe), waits for /read
   .stop()           SIGTERM, wait (kill after a deadline); returns (exit status, log)
   .sanitizer_report(text)  the first sanitizer report line in a log, or None
 Used by tests/load/run_load.py, tests/load/test_load_short.py, tests/hostile/test_hostile.py,
-tests/flight/jdbc/test_jdbc.py and bench/serve_stream.py.
+tests/flight/jdbc/test_jdbc.py, tests/server/test_embedded_catalog.py, tests/rest,
+tests/integration/test_make_run.py and bench/serve_stream.py.
 """
 import os
 import signal
@@ -36,7 +38,7 @@ def free_port():
 
 
 class SqeServe:
-    def __init__(self, binary, workdir, toml="", env=None, args=(), ready_timeout=60):
+    def __init__(self, binary, workdir, toml="", env=None, args=(), ready_timeout=60, home=None):
         self.binary = Path(binary)
         if not self.binary.exists():
             raise FileNotFoundError(f"{self.binary} is not built")
@@ -51,7 +53,10 @@ class SqeServe:
         self._log = open(self.log_path, "w+")
         e = {k: v for k, v in os.environ.items() if not k.startswith("SQE_")}
         e.setdefault("ASAN_OPTIONS", "detect_leaks=1")
-        e["SQE_COORDINATOR__DATA_DIR"] = str(self.workdir / "data")
+        if home is None:
+            e["SQE_COORDINATOR__DATA_DIR"] = str(self.workdir / "data")
+        else:
+            e["HOME"] = str(home)
         e.update(env or {})
         self.proc = subprocess.Popen(
             [str(self.binary), "serve", "--config", str(self.config), "--bind", "127.0.0.1",

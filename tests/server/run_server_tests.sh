@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs the server-core tests: the C unit tests of src/server/core (cmocka,
 # tests/server/test_server_core.c, built by CMake as server_core_tests and taken from
-# $SQE_BUILD_DIR, default build-asan/, `make asan`: ASan + UBSan), then the `sqe serve` tests
-# (tests/server/test_server.py) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
+# $SQE_BUILD_DIR, default build-asan/, `make asan`: ASan + UBSan) and of the Trino front end's
+# admission limit and retry window (test_trino_admission.c, trino_admission_tests; an in-process
+# server on a free port, libcurl), then the `sqe serve` tests
+# (tests/server/test_server.py; test_embedded_catalog.py: the shell and the server share the
+# embedded default warehouse; test_free_ports.py: test servers take free ports) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
 # final "N passed, N failed" line.
 #
 #   tests/server/run_server_tests.sh [pytest args...]
@@ -20,10 +23,12 @@ if [ ! -x "$SQE_BIN" ]; then
   echo "run_server_tests.sh: $SQE_BIN is missing; build it first (make asan, or set SQE_BIN)" >&2
   exit 2
 fi
-if [ ! -x "$build/server_core_tests" ]; then
-  echo "run_server_tests.sh: $build/server_core_tests is missing; build it with make asan" >&2
-  exit 2
-fi
+for exe in server_core_tests trino_admission_tests; do
+  if [ ! -x "$build/$exe" ]; then
+    echo "run_server_tests.sh: $build/$exe is missing; build it with make asan" >&2
+    exit 2
+  fi
+done
 if ! "$python" -c 'import trino' 2>/dev/null; then
   echo "run_server_tests.sh: the trino Python client is missing; run make setup" >&2
   exit 2
@@ -35,18 +40,24 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_o
 
 unit_passed=0
 unit_failed=0
-if "$build/server_core_tests" > "$out/unit.log" 2>&1; then
-  unit_passed=$(grep -c '^\[       OK \]' "$out/unit.log")
-else
-  cat "$out/unit.log"
-  unit_passed=$(grep -c '^\[       OK \]' "$out/unit.log")
-  unit_failed=$(( $(grep -c '^\[ RUN      \]' "$out/unit.log") - unit_passed ))
-  [ "$unit_failed" -gt 0 ] || unit_failed=1
-fi
-echo "server_core_tests: $unit_passed passed, $unit_failed failed"
+for exe in server_core_tests trino_admission_tests; do
+  p=0 f=0
+  if "$build/$exe" > "$out/unit.log" 2>&1; then
+    p=$(grep -c '^\[       OK \]' "$out/unit.log")
+  else
+    cat "$out/unit.log"
+    p=$(grep -c '^\[       OK \]' "$out/unit.log")
+    f=$(( $(grep -c '^\[ RUN      \]' "$out/unit.log") - p ))
+    [ "$f" -gt 0 ] || f=1
+  fi
+  echo "$exe: $p passed, $f failed"
+  unit_passed=$((unit_passed + p))
+  unit_failed=$((unit_failed + f))
+done
 
 export PYTHONDONTWRITEBYTECODE=1
-"$python" -m pytest -q -p no:cacheprovider tests/server/test_server.py "$@" | tee "$out/py.log"
+"$python" -m pytest -q -p no:cacheprovider tests/server/test_server.py \
+  tests/server/test_embedded_catalog.py tests/server/test_free_ports.py "$@" | tee "$out/py.log"
 line="$(grep -E '^server tests: ' "$out/py.log" | tail -1)"
 py_passed=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
 py_failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')

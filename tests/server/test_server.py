@@ -8,6 +8,7 @@ with the real `trino` Python client and raw HTTP/sockets:
   wrong password, unknown user, 401 + WWW-Authenticate, rate limiting, users-file reload, the
   password never in the log; anonymous access refused from a non-loopback address;
 - limits: per-user concurrency (another user still runs), statement timeout, max SQL size;
+  Flight SQL results nobody fetches give their admission slots back after stream_idle_timeout;
 - /healthz and /readyz on the Trino port and the health port, also while draining; SIGTERM
   drains and exits 0; a restart keeps a Trino client's catalog/schema/prepared statement usable;
 - hostile HTTP: malformed request lines, > 1 MiB of headers, bad bodies, a slowloris client
@@ -452,6 +453,47 @@ def test_global_concurrency_limit(tmp):
         final, _ = follow(s, doc)
         assert "max_concurrent = 1" in final["error"]["message"]
         cancel(s, held)
+    finally:
+        assert s.stop()[0] == 0
+
+
+def flight_statement(sql):
+    """A FlightDescriptor for CommandStatementQuery(sql), packed in google.protobuf.Any by hand."""
+    import pyarrow.flight as fl
+
+    def ld(tag, b):
+        n, out = len(b), bytearray()
+        while n >= 0x80:
+            out.append((n & 0x7F) | 0x80)
+            n >>= 7
+        out.append(n)
+        return bytes([tag]) + bytes(out) + b
+    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return fl.FlightDescriptor.for_command(ld(0x0A, url) + ld(0x12, ld(0x0A, sql.encode())))
+
+
+def test_flight_abandoned_results_give_their_slots_back(tmp):
+    # A Flight SQL client that runs statements (GetFlightInfo) and never fetches them (DoGet)
+    # holds admission slots until [query] stream_idle_timeout; after that the next statement
+    # must be admitted. Before: the slots came back only when some statement was admitted, so
+    # a server full of abandoned results refused everything for good.
+    import pyarrow.flight as fl
+    import adbc_driver_flightsql.dbapi as flight_sql
+    fport = free_port()
+    s = Server(tmp, "[query]\nmax_concurrent = 2\nmax_concurrent_per_user = 2\n"
+                    "stream_idle_timeout = \"1s\"\n",
+               env={"SQE_COORDINATOR__FLIGHT_SQL_PORT": str(fport)})
+    try:
+        client = fl.connect(f"grpc://127.0.0.1:{fport}")
+        for i in range(2):
+            client.get_flight_info(flight_statement(f"SELECT {i}"))  # never fetched
+        with pytest.raises(Exception, match="resource exhausted.*max_concurrent = 2"):
+            client.get_flight_info(flight_statement("SELECT 2"))
+        time.sleep(1.5)
+        with flight_sql.connect(f"grpc://127.0.0.1:{fport}") as conn, conn.cursor() as cur:
+            cur.execute("SELECT 40 + 2")
+            assert cur.fetchall() == [(42,)]
+        client.close()
     finally:
         assert s.stop()[0] == 0
 

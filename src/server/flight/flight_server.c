@@ -412,6 +412,10 @@ int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
     flight_server *srv = fc->srv;
     pthread_mutex_lock(&srv->lock);
     bool draining = srv->draining || srv->stopping;
+    /* Results nobody fetched within ticket_timeout_ms give their admission slots back before
+     * this statement asks for one: otherwise a server whose slots all hold abandoned tickets
+     * would refuse every statement for good (expiry ran only after a statement was admitted). */
+    flight_tickets_expire_locked(srv);
     pthread_mutex_unlock(&srv->lock);
     if (draining) {
         fc->grpc_status = 14; /* UNAVAILABLE */

@@ -92,9 +92,10 @@ int trino_registry_create(sqe_db *db, const trino_server_options *opts, trino_re
 void trino_registry_destroy(trino_registry *reg);
 
 /* Submits a statement: the registry takes over *req (which is left empty) and starts its
- * worker. Fills *reply with the first QueryResults (state QUEUED, nextUri token 1), or a 503
- * reply when the registry is full or draining. base_uri is "http://host:port" as the client
- * reached us. */
+ * worker. Fills *reply with the first QueryResults (state QUEUED, nextUri token 1); with a
+ * FAILED QueryResults (QUERY_QUEUE_FULL, or the admission hook's error) when max_queries
+ * queries are in progress or the hook refuses; with a 503 reply when draining. base_uri is
+ * "http://host:port" as the client reached us. */
 int trino_query_submit(trino_registry *reg, trino_request *req, const char *base_uri,
                        trino_reply *reply);
 
@@ -108,7 +109,7 @@ int trino_query_cancel(trino_registry *reg, const char *id, const char *slug, tr
 
 /* Refuses new statements from now on. */
 void trino_registry_set_draining(trino_registry *reg);
-/* Number of queries still held (running, or with results not yet fully fetched). */
+/* Number of queries in progress (running, or with results not yet fully fetched). */
 uint32_t trino_registry_active(trino_registry *reg);
 /* Number of worker threads still executing. */
 uint32_t trino_registry_running(trino_registry *reg);

@@ -22,10 +22,18 @@
  *   fetching costs a few MiB and no pool threads.
  * - Tokens: nextUri carries token t+1 after token t. A GET of the last token again returns the
  *   same body (a client retry after a lost response); any other token gets 410.
- * - Lifetimes: a query is referenced by the registry list, by its worker and by each request
- *   working on it; the last unref frees it. The reaper thread drops queries that were fully
- *   fetched or canceled (after a short grace period, so retries still work) and cancels queries
- *   nobody fetched for idle_timeout_ms.
+ * - Lifetimes: a query is referenced by the registry list it is in, by its worker and by each
+ *   request working on it; the last unref frees it. Two lists: "open" holds the queries in
+ *   progress (queued, running, or with results not yet fully fetched) and is what max_queries
+ *   limits; a query that was fully fetched or canceled, once its worker exited, moves at once
+ *   to "retained", a bounded LRU list (retain_ms since the last request, at most max_retained
+ *   queries and max_retained_bytes of cached bodies) that only answers client retries (the
+ *   last token again) and late DELETEs. Finished queries never count toward admission, so the
+ *   limit is one of concurrency, not of the statement rate. The reaper thread expires retained
+ *   queries and cancels open ones nobody fetched for idle_timeout_ms.
+ * - Admission: a statement that finds max_queries queries open gets a FAILED QueryResults
+ *   (HTTP 200) with QUERY_QUEUE_FULL (SQLSTATE 53000), as Trino answers a full queue; a
+ *   draining server answers 503.
  * - Locks: the registry lock protects the list, counters and reference counts; each query's lock
  *   protects its state. Order: registry before query, never the other way.
  * - Cancel: DELETE stops paging at once and the worker at its next chunk; a long-running engine
@@ -44,7 +52,6 @@
 #include "server/trino/trino_int.h"
 
 #define MAX_PENDING 2          /* pages encoded ahead of the client */
-#define FINISHED_GRACE_MS 5000 /* a delivered or canceled query stays this long for retries */
 #define REAPER_PERIOD_MS 200
 #define IMMEDIATE_NAME "sqe_execute_immediate"
 
@@ -297,13 +304,24 @@ typedef struct page {
 
 typedef struct trino_query trino_query;
 
+/* An intrusive list of queries (registry lock): the open ones, or the retained ones in LRU
+ * order (head = least recently used). */
+typedef struct query_list {
+    trino_query *head, *tail;
+    uint32_t n;
+} query_list;
+
 struct trino_query {
     char id[48];
     char slug[40];
     trino_registry *reg;
-    trino_query *next_in_list; /* registry list (registry lock) */
-    uint32_t refs;             /* registry lock */
-    bool unlinked;             /* registry lock */
+    /* registry lock: */
+    trino_query *prev, *next;  /* in the list `in` */
+    query_list *in;            /* &reg->open, &reg->retained, or NULL once unlinked */
+    uint32_t refs;
+    bool unlinked;             /* in no list: the last unref frees it */
+    bool worker_exited;        /* the worker thread touches it no more */
+    size_t retained_bytes;     /* what it costs in the retained list */
 
     pthread_mutex_t lock;
     pthread_cond_t cond;       /* pages, state changes, consumption */
@@ -343,8 +361,9 @@ struct trino_registry {
     pthread_cond_t slot_cond;    /* a running slot freed / cancel */
     pthread_cond_t workers_cond; /* a worker exited */
     pthread_cond_t reaper_cond;
-    trino_query *queries;
-    uint32_t n_queries;
+    query_list open;       /* in progress: what max_queries limits */
+    query_list retained;   /* finished, kept for retries (LRU) */
+    size_t retained_bytes;
     uint32_t n_running;
     uint32_t n_workers;
     uint32_t counter;
@@ -434,27 +453,95 @@ static void query_unref(trino_registry *reg, trino_query *q) {
     pthread_mutex_unlock(&reg->lock);
 }
 
-/* Finds a query by id and slug and takes a reference; NULL when unknown. */
+/* Appends q to list l (at the tail: the most recently used end). Registry lock held. */
+static void list_append(query_list *l, trino_query *q) {
+    q->in = l;
+    q->next = NULL;
+    q->prev = l->tail;
+    if (l->tail)
+        l->tail->next = q;
+    else
+        l->head = q;
+    l->tail = q;
+    l->n++;
+}
+
+/* Takes q out of its list (q->in). Registry lock held. */
+static void list_remove(trino_query *q) {
+    query_list *l = q->in;
+    if (!l) return;
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        l->head = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    else
+        l->tail = q->prev;
+    l->n--;
+    q->prev = q->next = NULL;
+    q->in = NULL;
+}
+
+static trino_query *list_find(const query_list *l, const char *id) {
+    trino_query *q = l->head;
+    while (q && strcmp(q->id, id) != 0) q = q->next;
+    return q;
+}
+
+/* Finds a query by id and slug (open or retained; a retained one becomes the most recently
+ * used) and takes a reference; NULL when unknown. */
 static trino_query *query_find(trino_registry *reg, const char *id, const char *slug) {
     pthread_mutex_lock(&reg->lock);
-    trino_query *q = reg->queries;
-    while (q && strcmp(q->id, id) != 0) q = q->next_in_list;
+    trino_query *q = list_find(&reg->open, id);
+    if (!q && (q = list_find(&reg->retained, id)) != NULL && strcmp(q->slug, slug) == 0) {
+        list_remove(q);
+        list_append(&reg->retained, q);
+    }
     if (q && strcmp(q->slug, slug) != 0) q = NULL;
     if (q) q->refs++;
     pthread_mutex_unlock(&reg->lock);
     return q;
 }
 
-/* Removes q from the registry list and drops the list's reference. Registry lock held. */
+/* Removes q from its list and drops the list's reference. Registry lock held. */
 static void unlink_locked(trino_registry *reg, trino_query *q) {
-    for (trino_query **pp = &reg->queries; *pp; pp = &(*pp)->next_in_list) {
-        if (*pp != q) continue;
-        *pp = q->next_in_list;
-        reg->n_queries--;
-        break;
-    }
+    if (q->in == &reg->retained) reg->retained_bytes -= q->retained_bytes;
+    list_remove(q);
     q->unlinked = true;
     query_unref_locked(q);
+}
+
+/* Drops the least recently used retained queries while the list is over its bounds. Registry
+ * lock held. */
+static void retained_trim_locked(trino_registry *reg) {
+    while (reg->retained.head && (reg->retained.n > reg->opts.max_retained ||
+                                  reg->retained_bytes > reg->opts.max_retained_bytes))
+        unlink_locked(reg, reg->retained.head);
+}
+
+/* Moves an open query that is finished for good (fully fetched or canceled, its worker gone)
+ * to the retained list, so it stops counting toward max_queries at once. What only the
+ * statement needed (its request, unread pages) is freed; the last body stays for retries.
+ * Anything else: nothing happens. Registry lock held (takes q's lock). */
+static void retire_locked(trino_registry *reg, trino_query *q) {
+    if (q->in != &reg->open || !q->worker_exited) return;
+    pthread_mutex_lock(&q->lock);
+    bool done = q->worker_done && (q->final_delivered || q->canceled);
+    if (done) {
+        drop_pages(q);
+        trino_request_reset(&q->req);
+        q->retained_bytes = sizeof *q + q->last_len + (q->columns_json ? strlen(q->columns_json) : 0);
+        for (uint32_t i = 0; i < q->n_headers; i++)
+            q->retained_bytes += strlen(q->headers[i].value) + sizeof q->headers[i];
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (!done) return;
+    list_remove(q);
+    list_append(&reg->retained, q);
+    reg->retained_bytes += q->retained_bytes;
+    pthread_cond_broadcast(&reg->slot_cond);
+    retained_trim_locked(reg);
 }
 
 /* --- response bodies ------------------------------------------------------------------------- */
@@ -949,6 +1036,8 @@ static void *worker_main(void *arg) {
         reg->n_running--;
         pthread_cond_broadcast(&reg->slot_cond);
     }
+    q->worker_exited = true;
+    retire_locked(reg, q); /* when it was fetched to the end (or canceled) already */
     query_unref_locked(q);
     reg->n_workers--;
     pthread_cond_broadcast(&reg->workers_cond);
@@ -966,12 +1055,10 @@ static void *reaper_main(void *arg) {
         pthread_cond_timedwait(&reg->reaper_cond, &reg->lock, &ts);
         if (reg->stopping) break;
         int64_t now = now_ms();
-        trino_query **pp = &reg->queries;
-        while (*pp) {
-            trino_query *q = *pp;
+        for (trino_query *q = reg->open.head, *next; q; q = next) {
+            next = q->next;
             pthread_mutex_lock(&q->lock);
             bool done = q->worker_done && (q->final_delivered || q->canceled);
-            bool remove = done && now - q->last_access_ms >= FINISHED_GRACE_MS;
             if (!q->worker_done && !q->canceled && q->deadline_ms && now >= q->deadline_ms) {
                 q->timed_out = true; /* [query] timeout */
                 q->canceled = true;
@@ -987,14 +1074,16 @@ static void *reaper_main(void *arg) {
                 pthread_cond_broadcast(&q->cond);
             }
             pthread_mutex_unlock(&q->lock);
-            if (remove) {
-                *pp = q->next_in_list;
-                reg->n_queries--;
-                q->unlinked = true;
-                query_unref_locked(q);
-            } else {
-                pp = &q->next_in_list;
-            }
+            retire_locked(reg, q); /* normally done by the last fetch or the worker's exit */
+        }
+        /* retained queries in LRU order: the head was used least recently */
+        while (reg->retained.head) {
+            trino_query *q = reg->retained.head;
+            pthread_mutex_lock(&q->lock);
+            bool expired = now - q->last_access_ms >= (int64_t)reg->opts.retain_ms;
+            pthread_mutex_unlock(&q->lock);
+            if (!expired) break;
+            unlink_locked(reg, q);
         }
         pthread_cond_broadcast(&reg->slot_cond);
     }
@@ -1014,6 +1103,9 @@ int trino_registry_create(sqe_db *db, const trino_server_options *opts, trino_re
     if (!reg->opts.page_rows) reg->opts.page_rows = 8192;
     if (!reg->opts.page_bytes) reg->opts.page_bytes = 1 << 20;
     if (!reg->opts.max_queries) reg->opts.max_queries = 1000;
+    if (!reg->opts.retain_ms) reg->opts.retain_ms = 5000;
+    if (!reg->opts.max_retained) reg->opts.max_retained = 4096;
+    if (!reg->opts.max_retained_bytes) reg->opts.max_retained_bytes = (size_t)64 << 20;
     if (!reg->opts.max_running) reg->opts.max_running = 64;
     if (!reg->opts.idle_timeout_ms) reg->opts.idle_timeout_ms = 300000;
     pthread_mutex_init(&reg->lock, NULL);
@@ -1031,7 +1123,7 @@ int trino_registry_create(sqe_db *db, const trino_server_options *opts, trino_re
 
 void trino_registry_cancel_all(trino_registry *reg) {
     pthread_mutex_lock(&reg->lock);
-    for (trino_query *q = reg->queries; q; q = q->next_in_list) {
+    for (trino_query *q = reg->open.head; q; q = q->next) {
         pthread_mutex_lock(&q->lock);
         q->canceled = true;
         __atomic_store_n(&q->cancel_flag, 1, __ATOMIC_RELAXED);
@@ -1053,12 +1145,8 @@ void trino_registry_destroy(trino_registry *reg) {
     while (reg->n_workers > 0) pthread_cond_wait(&reg->workers_cond, &reg->lock);
     pthread_mutex_unlock(&reg->lock);
     if (reg->reaper_started) pthread_join(reg->reaper, NULL);
-    while (reg->queries) {
-        trino_query *q = reg->queries;
-        reg->queries = q->next_in_list;
-        q->unlinked = true;
-        query_unref_locked(q);
-    }
+    while (reg->open.head) unlink_locked(reg, reg->open.head);
+    while (reg->retained.head) unlink_locked(reg, reg->retained.head);
     pthread_mutex_destroy(&reg->lock);
     pthread_cond_destroy(&reg->slot_cond);
     pthread_cond_destroy(&reg->workers_cond);
@@ -1075,7 +1163,7 @@ void trino_registry_set_draining(trino_registry *reg) {
 uint32_t trino_registry_active(trino_registry *reg) {
     uint32_t n = 0;
     pthread_mutex_lock(&reg->lock);
-    for (trino_query *q = reg->queries; q; q = q->next_in_list) {
+    for (trino_query *q = reg->open.head; q; q = q->next) {
         pthread_mutex_lock(&q->lock);
         if (!(q->worker_done && (q->final_delivered || q->canceled))) n++;
         pthread_mutex_unlock(&q->lock);
@@ -1148,16 +1236,22 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
     }
 
     pthread_mutex_lock(&reg->lock);
-    const char *refusal = reg->draining   ? "Server is shutting down"
-                          : reg->stopping ? "Server is shutting down"
-                          : reg->n_queries >= reg->opts.max_queries
-                              ? "Too many queries are held by the server; retry later"
-                              : NULL;
-    if (refusal) {
+    if (reg->draining || reg->stopping) {
         pthread_mutex_unlock(&reg->lock);
         query_release(q);
         query_free(q);
-        return refuse(reply, refusal);
+        return refuse(reply, "Server is shutting down");
+    }
+    if (reg->open.n >= reg->opts.max_queries) {
+        uint32_t n = reg->open.n;
+        pthread_mutex_unlock(&reg->lock);
+        query_release(q);
+        sqe_error full;
+        err_set(&full, SQE_ERR_QUERY_QUEUE_FULL,
+                "Too many queries in progress: %u queries are queued, running or have results "
+                "not yet fetched, the most this server holds at once; retry when one finishes",
+                n);
+        return reject(reg, q, &full, base_uri, reply);
     }
     /* Trino query ids: YYYYMMDD_HHMMSS_NNNNN_xxxxx */
     time_t t = time(NULL);
@@ -1169,9 +1263,7 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
              ++reg->counter % 100000, rnd);
     q->refs = 3; /* the list, the worker, this request */
-    q->next_in_list = reg->queries;
-    reg->queries = q;
-    reg->n_queries++;
+    list_append(&reg->open, q);
     reg->n_workers++;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -1261,7 +1353,10 @@ int trino_query_fetch(trino_registry *reg, const char *id, const char *slug, uin
         rc = reply_json(q, &sb, reply);
     }
     pthread_mutex_unlock(&q->lock);
-    query_unref(reg, q);
+    pthread_mutex_lock(&reg->lock);
+    retire_locked(reg, q); /* the end was delivered: no longer in progress */
+    query_unref_locked(q);
+    pthread_mutex_unlock(&reg->lock);
     return rc;
 }
 
@@ -1278,9 +1373,10 @@ int trino_query_cancel(trino_registry *reg, const char *id, const char *slug, tr
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
     pthread_mutex_lock(&reg->lock);
+    retire_locked(reg, q); /* when its worker is gone already */
     pthread_cond_broadcast(&reg->slot_cond);
+    query_unref_locked(q);
     pthread_mutex_unlock(&reg->lock);
-    query_unref(reg, q);
     reply->status = 204;
     return SQE_OK;
 }

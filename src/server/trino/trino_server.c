@@ -612,6 +612,9 @@ void trino_server_options_init(trino_server_options *opts) {
     opts->max_queries = 1000;
     opts->max_running = 64;
     opts->idle_timeout_ms = 300000;
+    opts->retain_ms = 5000;
+    opts->max_retained = 4096;
+    opts->max_retained_bytes = (size_t)64 << 20;
     opts->environment = "sqe";
     opts->request_timeout_ms = REQUEST_TIMEOUT_MS;
     opts->connection_timeout_s = CONNECTION_TIMEOUT_S;

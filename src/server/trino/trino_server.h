@@ -28,12 +28,19 @@ typedef struct trino_server_options {
     size_t page_bytes;            /* JSON bytes per page, roughly (a page closes after the row
                                      that crosses it); default 1 MiB */
     uint32_t max_wait_ms;         /* how long a GET waits for the next page; default 1000 */
-    uint32_t max_queries;         /* queries held at once (running or with unread results);
-                                     more get 503; default 1000 */
+    uint32_t max_queries;         /* queries in progress at once (queued, running, or with
+                                     results not yet fully fetched); a statement beyond it fails
+                                     with QUERY_QUEUE_FULL. Finished queries do not count.
+                                     Default 1000 */
     uint32_t max_running;         /* statements executing at once; the rest wait QUEUED;
                                      default 64 */
     uint32_t idle_timeout_ms;     /* a query nobody fetched for this long is canceled and
                                      dropped; default 300000 */
+    uint32_t retain_ms;           /* a finished query answers retries (the last token again)
+                                     this long after its last request; default 5000 */
+    uint32_t max_retained;        /* finished queries kept for retries at most (the least
+                                     recently used go first); default 4096 */
+    size_t max_retained_bytes;    /* and at most this much memory for them; default 64 MiB */
     const char *environment;      /* reported by /v1/info; default "sqe" */
     const srv_hooks *hooks;       /* authentication and admission (must outlive the server);
                                      NULL = X-Trino-User is trusted, no limits */
