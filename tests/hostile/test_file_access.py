@@ -467,6 +467,21 @@ def test_s3_prefix_per_user(s3, s3_keys):
                user="alice") == [[9]]
 
 
+# --- identity is passed, never kept per thread ------------------------------------------------
+
+def test_no_identity_in_thread_locals():
+    # the principal travels explicitly (common/principal.h); a per-thread token or user would
+    # follow whatever thread runs a statement, not the caller
+    src = HERE.parents[1] / "src"
+    words = ("token", "user", "principal", "identity", "cred", "auth", "secret", "session")
+    found = []
+    for f in src.rglob("*.[ch]"):
+        for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+            if "_Thread_local" in line and any(w in line.lower() for w in words):
+                found.append(f"{f.relative_to(src)}:{i}: {line.strip()}")
+    assert found == [], found
+
+
 # --- running as root ------------------------------------------------------------------------
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs to run as root: the check is on the "
