@@ -22,7 +22,8 @@
 #            tables read by both, 8 concurrent writers, kill -9 during writes
 #   clients  tests/integration: dbt-trino (seed, run, test) and the Trino CLI jar
 #   server, flight  tests/server, tests/flight: the server core and Flight SQL with real clients
-#   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, JDBC
+#   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, what
+#            SQL may reach of the server's files and object stores, limits, JDBC
 #   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
 #   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
 #            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
@@ -208,7 +209,7 @@ pytest_stage server "sqe serve: config, auth, sessions, limits, health, drain, h
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/server/run_server_tests.sh
 pytest_stage flight "Flight SQL with ADBC and pyarrow.flight (ASan build)" \
   bash tests/flight/run_flight_tests.sh "$PWD/build-asan"
-pytest_stage serve "sqe serve: short load, hostile input, the Flight SQL JDBC driver (ASan build)" \
+pytest_stage serve "sqe serve: short load, hostile input, file access and limits, Flight SQL JDBC (ASan)" \
   env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/load \
   tests/hostile tests/flight/jdbc
 pytest_stage rest "Iceberg REST catalog client against Iceberg's REST handlers (Java), pyiceberg" \
