@@ -37,7 +37,8 @@ SCAN = ("SELECT sum(l_orderkey), sum(l_partkey), sum(l_suppkey), sum(l_linenumbe
         "max(l_linestatus), max(l_shipdate), max(l_commitdate), max(l_receiptdate), "
         "max(l_shipinstruct), max(l_shipmode), max(l_comment) FROM '{f}' WHERE l_linenumber > 0")
 PUSHDOWN = "SELECT sum(l_extendedprice) FROM '{f}' WHERE l_shipdate < DATE '1993-01-01'"
-WRITE_SQE = "COPY (SELECT * FROM '{f}') TO '{out}' WITH (compression = 'zstd')"
+# each run rewrites the same file: COPY replaces a file only when asked
+WRITE_SQE = "COPY (SELECT * FROM '{f}') TO '{out}' WITH (compression = 'zstd', overwrite = true)"
 WRITE_DUCK = "COPY (SELECT * FROM '{f}') TO '{out}' (FORMAT parquet, COMPRESSION zstd)"
 
 

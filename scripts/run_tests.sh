@@ -25,7 +25,8 @@
 #            tables read by both, 8 concurrent writers, kill -9 during writes
 #   clients  tests/integration: dbt-trino (seed, run, test) and the Trino CLI jar
 #   server, flight  tests/server, tests/flight: the server core and Flight SQL with real clients
-#   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, JDBC
+#   serve    tests/load, tests/hostile, tests/flight/jdbc: concurrent clients, hostile input, what
+#            SQL may reach of the server's files and object stores, limits, JDBC
 #   load     tests/load/run_load.py, a smaller `make load` on the release build (16 clients, half
 #            Flight SQL and half Trino, x 100 checked queries, 2 rounds, and a 5 s burst of Trino
 #            statements between them; every answer verified, no failures, the server's RSS
@@ -249,7 +250,7 @@ pytest_stage server "sqe serve: config, auth, sessions, limits, health, drain, h
   env SQE_BIN="$PWD/build-asan/sqe" bash tests/server/run_server_tests.sh
 pytest_stage flight "Flight SQL with ADBC and pyarrow.flight (ASan build)" \
   bash tests/flight/run_flight_tests.sh "$PWD/build-asan"
-pytest_stage serve "sqe serve: short load, hostile input, the Flight SQL JDBC driver (ASan build)" \
+pytest_stage serve "sqe serve: short load, hostile input, file access and limits, Flight SQL JDBC (ASan)" \
   env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/load \
   tests/hostile tests/flight/jdbc
 # load: like pytest_stage, with run_load.py's own "N passed, N failed" line

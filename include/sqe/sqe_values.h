@@ -24,6 +24,7 @@ extern "C" {
 
 struct sqe_type;
 struct vec;
+struct sqe_principal;
 
 /* ---- typed results --------------------------------------------------------------------- */
 
@@ -35,6 +36,25 @@ const struct sqe_type *sqe_result_column_sqe_type(const sqe_result *res, int col
  * read it with vec_resolve / vec_format_json), or NULL when col is out of range. Valid as long
  * as the chunk (until the next sqe_result_next or sqe_result_destroy). */
 const struct vec *sqe_chunk_column(const sqe_chunk *chunk, int col);
+
+/* ---- database settings of a server ---------------------------------------------------- */
+
+struct path_policy;
+/* Makes every session of db reach files and object stores only as policy allows
+ * (src/io/path_policy.h; taken over, freed with db; NULL: everything, the embedded default).
+ * Call before the first connection. */
+void sqe_db_set_path_policy(sqe_db *db, struct path_policy *policy);
+
+/* Limits a server puts on every session of db (sqe_db_set_limits; call before the first
+ * connection). Session properties can only lower them (SET SESSION query_max_memory, threads). */
+typedef struct sqe_db_limits {
+    int64_t memory_total;     /* all running queries together; 0 = 80% of RAM */
+    int64_t memory_per_query; /* one query; 0 = keep sqe_db_options.memory_limit */
+    int64_t memory_per_user;  /* all running queries of one user together; 0 = no limit */
+    int64_t max_result_rows;  /* rows one result hands out; more fail with
+                                 EXCEEDED_RESULT_ROWS_LIMIT; 0 = no limit */
+} sqe_db_limits;
+void sqe_db_set_limits(sqe_db *db, const sqe_db_limits *limits);
 
 /* ---- session state ------------------------------------------------------------------------ */
 
@@ -49,8 +69,16 @@ const char *sqe_conn_schema(const sqe_conn *conn);
 int sqe_conn_set_catalog_schema(sqe_conn *conn, const char *catalog_name, const char *schema_name,
                                 sqe_error *err);
 
-/* Sets the user current_user reports. On error nothing changes. */
+/* Makes the session run as a principal for user that carries nothing else (no token, no roles;
+ * method "none"): servers without authentication hooks. INVALID_ARGUMENTS for an empty user; on
+ * error nothing changes. */
 int sqe_conn_set_user(sqe_conn *conn, const char *user, sqe_error *err);
+/* Makes the session run as principal (src/common/principal.h; the session takes a reference and
+ * keeps it until the next call or sqe_disconnect): current_user, the catalogs' view of the
+ * caller (REST catalogs get its token), the file and object-store checks. NULL is ignored. */
+void sqe_conn_set_principal(sqe_conn *conn, const struct sqe_principal *principal);
+/* The principal the session runs as (never NULL; valid until the next setter call). */
+const struct sqe_principal *sqe_conn_principal(const sqe_conn *conn);
 /* Queries of conn stop with USER_CANCELED soon after *flag becomes non-zero (checked between
  * chunks). flag is borrowed and must outlive the connection's queries; NULL removes it. */
 void sqe_conn_set_cancel_flag(sqe_conn *conn, volatile int *flag);

@@ -20,12 +20,16 @@ typedef struct bind_env {
     const char *catalog;       /* current catalog (may be NULL) */
     const char *schema;        /* current schema (may be NULL) */
     int32_t session_zone;      /* tz key, for literals like TIMESTAMP '... ' with zones */
-    const char *user;          /* current_user */
+    const char *user;          /* current_user (principal->user) */
+    const sqe_principal *principal; /* who the statement runs as (borrowed, never NULL in a
+                                       session): catalogs are asked as this user, file and
+                                       object-store paths are checked for them */
     /* Prepared statement parameters as 1-row vectors ([0] = ?1); n_params may be smaller than
      * the statement's count only for DESCRIBE INPUT. */
     const vec *const *params;
     uint32_t n_params;
-    bool allow_local_files;    /* read_csv/'file.csv' may read local paths */
+    const struct path_policy *paths; /* which files and object-store locations table functions
+                                        may read (io/path_policy.h); NULL: all (embedded) */
 } bind_env;
 
 /* A bound query: the plan and its output column names. */

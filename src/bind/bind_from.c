@@ -297,10 +297,10 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
     if (dollar && dollar != name && cat->iceberg) {
         const char *base = arena_strndup(b->pctx->arena, name, (size_t)(dollar - name));
         BIND_CHECK(b, base);
-        if (catalog_get_table(cat, schema, base, &t, NULL) == SQE_OK)
+        if (catalog_get_table(cat, b->env->principal, schema, base, &t, NULL) == SQE_OK)
             return bind_iceberg_meta_ref(b, t, dollar + 1, r, out, s);
     }
-    int rc = catalog_get_table(cat, schema, name, &t, b->err);
+    int rc = catalog_get_table(cat, b->env->principal, schema, name, &t, b->err);
     if (rc) {
         if (b->err) {
             b->err->line = r->line;

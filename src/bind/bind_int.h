@@ -6,6 +6,7 @@
 #define SQE_BIND_BIND_INT_H
 
 #include "bind/bind.h"
+#include "io/io.h"
 #include "common/strbuf.h"
 #include "sql/sql.h"
 
@@ -152,10 +153,20 @@ int bind_rb_str(bind_rows_builder *rb, uint32_t c, const char *s); /* NULL s: NU
 int bind_rb_str_map(bind_rows_builder *rb, uint32_t c, const char *const *keys,
                     const char *const *values, uint32_t n);
 
+/* The files a table function reads (bind_tfunc.c): the session's path policy resolved the
+ * path or glob (io/path_policy.h), so only these may be opened. */
+typedef struct bind_file_list {
+    char **paths;                /* io_paths_free */
+    uint32_t n;
+    io_identity *id;             /* object-store identity to open them with (reference), or NULL */
+} bind_file_list;
+void bind_file_list_free(bind_file_list *l);
+
 /* Parquet table functions (bind_tfunc_parquet.c): function is "read_parquet",
- * "parquet_metadata" or "parquet_schema"; path a file or glob. */
-int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
-                        plan **out, const char ***names);
+ * "parquet_metadata" or "parquet_schema"; files the resolved path or glob (taken over, also on
+ * error). */
+int bind_parquet_source(binder *b, const sql_relation *rel, const char *function,
+                        bind_file_list *files, plan **out, const char ***names);
 
 /* An Iceberg table in FROM (bind_iceberg.c): the scan of t (t->ice set) at the snapshot r's
  * FOR VERSION / TIMESTAMP AS OF clause names (current when none), as a PLAN_TABLE_FUNC. The

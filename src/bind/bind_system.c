@@ -31,6 +31,7 @@ typedef struct sys_source_state {
     char *info_catalog;          /* information_schema tables: their catalog */
     catalog **catalogs;          /* the session's catalogs (they live as long as the database) */
     uint32_t n_catalogs;
+    sqe_principal *who;          /* the catalogs are listed as this user (a reference) */
     char *filter[3];             /* equality filters on catalog, schema, table names (or NULL) */
     mem_tracker *tracker;
 } sys_source_state;
@@ -47,6 +48,7 @@ static void sys_state_destroy(void *state) {
     if (!st) return;
     free(st->info_catalog);
     free(st->catalogs);
+    sqe_principal_unref(st->who);
     for (int i = 0; i < 3; i++) free(st->filter[i]);
     free(st);
 }
@@ -58,6 +60,7 @@ static sys_source_state *sys_state_new(const sys_table *t, const char *info_cata
     st->table = t;
     st->tracker = tracker;
     st->n_catalogs = env->n_catalogs;
+    st->who = sqe_principal_ref(env->principal);
     st->catalogs = calloc(env->n_catalogs + 1, sizeof *st->catalogs);
     st->info_catalog = info_catalog ? strdup(info_catalog) : NULL;
     if (!st->catalogs || (info_catalog && !st->info_catalog)) {
@@ -162,7 +165,7 @@ static int sys_open(void *state, uint32_t morsel, const uint32_t *columns, uint3
         r->columns[i] = columns[i];
         if (columns[i] < t->n_columns) wanted[columns[i]] = true;
     }
-    sys_scope scope = {st->catalogs, st->n_catalogs, st->info_catalog, st->filter[0],
+    sys_scope scope = {st->catalogs, st->n_catalogs, st->who, st->info_catalog, st->filter[0],
                        st->filter[1], st->filter[2], wanted};
     if (!rc) rc = sys_table_rows(t, &scope, r->cols, &r->n_rows, err);
     free(wanted);
@@ -190,6 +193,7 @@ static int sys_clone(void *state, void **out, sqe_error *err) {
     bind_env env = {0};
     env.catalogs = st->catalogs;
     env.n_catalogs = st->n_catalogs;
+    env.principal = st->who;
     *out = sys_state_new(st->table, st->info_catalog, &env, st->tracker);
     return *out ? SQE_OK : err_nomem(err, "metadata table");
 }

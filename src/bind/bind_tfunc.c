@@ -4,9 +4,12 @@
  * bind_tfunc_parquet.c. The bound relation is a PLAN_TABLE_FUNC whose
  * plan_source splits the files into byte ranges (morsels) read in parallel.
  *
- * INTERFACE: bind_table_function.
- * NOTES: option values must be constants; their text (vec_format_value) is what
- * csv_options_set parses, so read_csv(..., header => true, delim => '|', skip => 1) all work.
+ * INTERFACE: bind_table_function, bind_file_list_free (bind_int.h).
+ * NOTES: the path or glob goes through the session's path policy (bind_env.paths,
+ * io/path_policy.h) before anything looks at a file, including the check for Parquet magic bytes
+ * of a path used as a table; the readers get only the resolved files. Option values must be
+ * constants; their text (vec_format_value) is what csv_options_set parses, so
+ * read_csv(..., header => true, delim => '|', skip => 1) all work.
  * The files are sniffed at bind time (the schema is needed to type the query); all files of a
  * glob must have the first file's columns.
  */
@@ -19,6 +22,7 @@
 
 #include "format/csv/csv.h"
 #include "io/io.h"
+#include "io/path_policy.h"
 #include "vec/vec_format.h"
 
 typedef struct csv_morsel {
@@ -170,19 +174,38 @@ static bool is_parquet_function(const char *name) {
            strcmp(name, "parquet_metadata") == 0 || strcmp(name, "parquet_schema") == 0;
 }
 
-/* A path used as a table is Parquet when its name says so or its first bytes are "PAR1". */
-static bool looks_like_parquet(const char *path) {
+void bind_file_list_free(bind_file_list *l) {
+    io_paths_free(l->paths, l->n);
+    io_identity_unref(l->id);
+    memset(l, 0, sizeof *l);
+}
+
+/* The files path (a file, glob or object-store URI) names, as the session's path policy allows
+ * them: this is the only way a table function learns of a file. */
+static int resolve_files(binder *b, const char *path, bind_file_list *out) {
+    memset(out, 0, sizeof *out);
+    const bind_env *env = b->env;
+    return path_policy_read(env ? env->paths : NULL, env ? env->principal : NULL, path,
+                            &out->paths, &out->n, &out->id, b->err);
+}
+
+/* A path used as a table is Parquet when its name says so or the first file's first bytes are
+ * "PAR1" (files already allowed by the policy). */
+static bool looks_like_parquet(const char *path, const bind_file_list *files) {
     size_t n = strlen(path);
     static const char *const exts[] = {".parquet", ".parq", ".pq"};
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         size_t e = strlen(exts[i]);
         if (n >= e && strcasecmp(path + n - e, exts[i]) == 0) return true;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
+    if (!files->n) return false;
+    io_file *f = NULL;
+    sqe_error ignored;
     char magic[4];
-    bool yes = fread(magic, 1, 4, f) == 4 && memcmp(magic, "PAR1", 4) == 0;
-    fclose(f);
+    bool yes = io_open_as(files->paths[0], files->id, &f, &ignored) == SQE_OK &&
+               io_size(f) >= 4 && io_read(f, 0, 4, magic, &ignored) == SQE_OK &&
+               memcmp(magic, "PAR1", 4) == 0;
+    io_close(f);
     return yes;
 }
 
@@ -216,18 +239,37 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
         opts = r->u.function.args + 1;
         n_opts = r->u.function.n_args - 1;
     }
-    if (b->env && !b->env->allow_local_files)
-        return bind_error(b, SQE_ERR_PERMISSION_DENIED, r->line, r->col,
-                          "Reading local files is not allowed in this server");
-    if (fname ? is_parquet_function(fname) : looks_like_parquet(path)) {
-        if (n_opts > 0)
-            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, opts[0].value->line, opts[0].value->col,
-                              "%s takes no options", fname);
+    if (fname && is_parquet_function(fname) && n_opts > 0)
+        return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, opts[0].value->line, opts[0].value->col,
+                          "%s takes no options", fname);
+    bind_file_list files;
+    int frc = resolve_files(b, path, &files);
+    if (frc) {
+        if (b->err && b->err->line == 0) {
+            b->err->line = r->line;
+            b->err->column = r->col;
+        }
+        return frc;
+    }
+    if (fname ? is_parquet_function(fname) : looks_like_parquet(path, &files)) {
+        if (n_opts > 0) {
+            bind_file_list_free(&files);
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, opts[0].value->line,
+                              opts[0].value->col, "%s takes no options", "read_parquet");
+        }
         return bind_parquet_source(b, r, fname && strcmp(fname, "parquet_scan") ? fname : "read_parquet",
-                                   path, out, names);
+                                   &files, out, names);
     }
     csv_source_state *st = calloc(1, sizeof *st);
-    if (!st) return bind_nomem(b);
+    if (!st) {
+        bind_file_list_free(&files);
+        return bind_nomem(b);
+    }
+    st->paths = files.paths; /* the CSV reader opens local files only (no identity) */
+    st->n_paths = files.n;
+    files.paths = NULL;
+    files.n = 0;
+    bind_file_list_free(&files);
     csv_options_init(&st->opts);
     csv_schema_init(&st->schema);
     st->tracker = b->pctx->tracker;
@@ -251,8 +293,7 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
             return rc;
         }
     }
-    int rc = io_glob(path, &st->paths, &st->n_paths, b->err);
-    if (!rc) rc = csv_sniff(st->paths[0], &st->opts, &st->schema, b->err);
+    int rc = csv_sniff(st->paths[0], &st->opts, &st->schema, b->err);
     if (rc) {
         if (b->err && b->err->line == 0) {
             b->err->line = r->line;

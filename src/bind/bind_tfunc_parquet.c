@@ -133,7 +133,7 @@ static bool bloom_may_match(const pq_file *file, const pq_column_chunk *cc, cons
     uint64_t off = (uint64_t)cm->bloom_filter_offset;
     if (off >= file->size) return true;
     sqe_error err;
-    if (!*io && io_open(file->path, io, &err) != SQE_OK) return true;
+    if (!*io && io_open_as(file->path, file->id, io, &err) != SQE_OK) return true;
     uint64_t len;
     if (cm->has_bloom_filter_length && cm->bloom_filter_length > 0) {
         len = (uint64_t)cm->bloom_filter_length;
@@ -370,27 +370,31 @@ static int map_columns(binder *b, const sql_relation *rel, pq_source_state *st, 
     return SQE_OK;
 }
 
-/* Opens the files of a path or glob (the caller positions errors). */
-static int open_files(binder *b, const sql_relation *rel, const char *path, pq_source_state *st) {
-    SQE_TRY(io_glob(path, &st->paths, &st->n_paths, b->err));
+/* Opens the resolved files (taken over; the caller positions errors). */
+static int open_files(binder *b, const sql_relation *rel, bind_file_list *files,
+                      pq_source_state *st) {
+    st->paths = files->paths;
+    st->n_paths = files->n;
+    files->paths = NULL;
+    files->n = 0;
     st->files = calloc(st->n_paths, sizeof *st->files);
     st->col_map = calloc(st->n_paths, sizeof *st->col_map);
     BIND_CHECK(b, st->files && st->col_map);
     for (uint32_t f = 0; f < st->n_paths; f++) {
-        SQE_TRY(pq_file_open(st->paths[f], &st->files[f], b->err));
+        SQE_TRY(pq_file_open_as(st->paths[f], files->id, &st->files[f], b->err));
         SQE_TRY(map_columns(b, rel, st, f));
     }
     return SQE_OK;
 }
 
-static int bind_read_parquet(binder *b, const sql_relation *rel, const char *path, plan **out,
-                             const char ***names) {
+static int bind_read_parquet(binder *b, const sql_relation *rel, bind_file_list *files,
+                             plan **out, const char ***names) {
     pq_source_state *st = calloc(1, sizeof *st);
     if (!st) return bind_nomem(b);
     st->tracker = b->pctx->tracker;
     plan_source *src;
     SQE_TRY(bind_tfunc_source_new(b, st, pq_state_destroy, &src));
-    SQE_TRY(open_files(b, rel, path, st));
+    SQE_TRY(open_files(b, rel, files, st));
     const pq_schema *s = st->files[0]->schema;
     uint32_t n = s->n_columns;
     const char **nm = ARENA_ARRAY(b->pctx->arena, const char *, n + 1);
@@ -475,8 +479,8 @@ static void stat_text(const pq_node *leaf, const uint8_t *p, size_t len, char *b
     }
 }
 
-static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char *path, plan **out,
-                                 const char ***names) {
+static int bind_parquet_metadata(binder *b, const sql_relation *rel, bind_file_list *files,
+                                 plan **out, const char ***names) {
     static const bind_rows_col defs[] = {
         {"file_name", TYPE_VARCHAR}, {"row_group_id", TYPE_BIGINT}, {"row_group_num_rows", TYPE_BIGINT},
         {"row_group_num_columns", TYPE_BIGINT}, {"row_group_bytes", TYPE_BIGINT}, {"column_id", TYPE_BIGINT},
@@ -494,15 +498,14 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
     bind_rows *rs;
     plan_source *src;
     SQE_TRY(bind_rows_init(b, &rs, defs, nd, &src));
-    char **paths;
-    uint32_t n_paths;
-    SQE_TRY(io_glob(path, &paths, &n_paths, b->err));
+    char **paths = files->paths;
+    uint32_t n_paths = files->n;
     bind_rows_builder rb = {b, rs, 0};
     int rc = SQE_OK;
     char buf[256];
     for (uint32_t f = 0; f < n_paths && !rc; f++) {
         pq_file *pf;
-        rc = pq_file_open(paths[f], &pf, b->err);
+        rc = pq_file_open_as(paths[f], files->id, &pf, b->err);
         if (rc) break;
         const pq_file_meta *m = pf->meta;
         for (uint32_t g = 0; g < m->n_row_groups && !rc; g++) {
@@ -568,7 +571,6 @@ static int bind_parquet_metadata(binder *b, const sql_relation *rel, const char 
         }
         pq_file_release(pf);
     }
-    io_paths_free(paths, n_paths);
     if (rc) return rc;
     rs->n_rows = rb.row;
     src->est_rows = rb.row;
@@ -619,8 +621,8 @@ static void logical_text(const pq_logical_type *l, char *buf, size_t cap) {
     }
 }
 
-static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *path, plan **out,
-                               const char ***names) {
+static int bind_parquet_schema(binder *b, const sql_relation *rel, bind_file_list *files,
+                               plan **out, const char ***names) {
     static const bind_rows_col defs[] = {
         {"file_name", TYPE_VARCHAR}, {"name", TYPE_VARCHAR}, {"type", TYPE_VARCHAR},
         {"type_length", TYPE_BIGINT}, {"repetition_type", TYPE_VARCHAR}, {"num_children", TYPE_BIGINT},
@@ -631,15 +633,14 @@ static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *p
     bind_rows *rs;
     plan_source *src;
     SQE_TRY(bind_rows_init(b, &rs, defs, nd, &src));
-    char **paths;
-    uint32_t n_paths;
-    SQE_TRY(io_glob(path, &paths, &n_paths, b->err));
+    char **paths = files->paths;
+    uint32_t n_paths = files->n;
     bind_rows_builder rb = {b, rs, 0};
     int rc = SQE_OK;
     char buf[256];
     for (uint32_t f = 0; f < n_paths && !rc; f++) {
         pq_file *pf;
-        rc = pq_file_open(paths[f], &pf, b->err);
+        rc = pq_file_open_as(paths[f], files->id, &pf, b->err);
         if (rc) break;
         const pq_file_meta *m = pf->meta;
         uint32_t leaf = 0;
@@ -678,7 +679,6 @@ static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *p
         }
         pq_file_release(pf);
     }
-    io_paths_free(paths, n_paths);
     if (rc) return rc;
     rs->n_rows = rb.row;
     src->est_rows = rb.row;
@@ -686,15 +686,16 @@ static int bind_parquet_schema(binder *b, const sql_relation *rel, const char *p
     return bind_tfunc_plan(b, "parquet_schema", src, out, names);
 }
 
-int bind_parquet_source(binder *b, const sql_relation *rel, const char *function, const char *path,
-                        plan **out, const char ***names) {
+int bind_parquet_source(binder *b, const sql_relation *rel, const char *function,
+                        bind_file_list *files, plan **out, const char ***names) {
     int rc;
     if (strcmp(function, "parquet_metadata") == 0)
-        rc = bind_parquet_metadata(b, rel, path, out, names);
+        rc = bind_parquet_metadata(b, rel, files, out, names);
     else if (strcmp(function, "parquet_schema") == 0)
-        rc = bind_parquet_schema(b, rel, path, out, names);
+        rc = bind_parquet_schema(b, rel, files, out, names);
     else
-        rc = bind_read_parquet(b, rel, path, out, names);
+        rc = bind_read_parquet(b, rel, files, out, names);
+    bind_file_list_free(files);
     if (rc && b->err && b->err->line == 0) {
         b->err->line = rel->line;
         b->err->column = rel->col;

@@ -162,8 +162,9 @@ void catalog_destroy(catalog *c) {
     free(c);
 }
 
-int catalog_create_schema(catalog *c, const char *schema, bool if_not_exists, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_create_schema(c, schema, if_not_exists, err);
+int catalog_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+                          bool if_not_exists, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_create_schema(c, who, schema, if_not_exists, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     if (find_schema(c, schema)) {
@@ -177,17 +178,17 @@ int catalog_create_schema(catalog *c, const char *schema, bool if_not_exists, sq
     return rc;
 }
 
-bool catalog_has_schema(catalog *c, const char *schema) {
-    if (c->iceberg) return catalog_iceberg_has_schema(c, schema);
+bool catalog_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
+    if (c->iceberg) return catalog_iceberg_has_schema(c, who, schema);
     pthread_mutex_lock(&c->lock);
     bool found = find_schema(c, schema) != NULL;
     pthread_mutex_unlock(&c->lock);
     return found;
 }
 
-int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
-                        sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_drop_schema(c, schema, if_exists, cascade, err);
+int catalog_drop_schema(catalog *c, const sqe_principal *who, const char *schema, bool if_exists,
+                        bool cascade, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_drop_schema(c, who, schema, if_exists, cascade, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     uint32_t idx = 0;
@@ -276,9 +277,9 @@ out_unlock:
     return rc;
 }
 
-int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
-                       sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_drop_table(c, schema, name, if_exists, true, err);
+int catalog_drop_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
+                       bool if_exists, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_drop_table(c, who, schema, name, if_exists, true, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -302,9 +303,9 @@ int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if
     return rc;
 }
 
-int catalog_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
-                      sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_get_table(c, schema, name, out, err);
+int catalog_get_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
+                      cat_table **out, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_get_table(c, who, schema, name, out, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -326,8 +327,9 @@ static int cmp_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_list_schemas(c, a, names, n, err);
+int catalog_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+                         uint32_t *n, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_list_schemas(c, who, a, names, n, err);
     pthread_mutex_lock(&c->lock);
     char **out = ARENA_ARRAY(a, char *, c->n_schemas + 1);
     uint32_t count = 0;
@@ -341,9 +343,9 @@ int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_e
     return SQE_OK;
 }
 
-int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names, uint32_t *n,
-                        sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_list_tables(c, schema, a, names, n, err);
+int catalog_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
+                        char ***names, uint32_t *n, sqe_error *err) {
+    if (c->iceberg) return catalog_iceberg_list_tables(c, who, schema, a, names, n, err);
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);

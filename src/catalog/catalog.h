@@ -9,6 +9,10 @@
  * namespace per schema; a cat_view is immutable and reference-counted too (CREATE OR REPLACE
  * swaps in a new object).
  *
+ * Identity: the functions that may reach an Iceberg catalog's backend take `who`, the principal
+ * the statement runs as (borrowed; common/principal.h): a REST catalog is asked as that user.
+ * The memory catalog ignores it.
+ *
  * Thread-safety: all functions take the catalog's lock; table data appends (INSERT) happen under
  * the table's own lock and become visible atomically at commit (cat_table_append_commit).
  */
@@ -22,6 +26,7 @@
 
 #include "catalog/col_stats.h"
 #include "common/err.h"
+#include "common/principal.h"
 #include "vec/vec.h"
 
 typedef struct cat_column {
@@ -105,11 +110,12 @@ typedef struct catalog {
 int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_error *err);
 void catalog_destroy(catalog *c);
 
-int catalog_create_schema(catalog *c, const char *schema, bool if_not_exists, sqe_error *err);
+int catalog_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+                          bool if_not_exists, sqe_error *err);
 /* Fails with SCHEMA_NOT_EMPTY unless cascade or the schema is empty. */
-int catalog_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
-                        sqe_error *err);
-bool catalog_has_schema(catalog *c, const char *schema);
+int catalog_drop_schema(catalog *c, const sqe_principal *who, const char *schema, bool if_exists,
+                        bool cascade, sqe_error *err);
+bool catalog_has_schema(catalog *c, const sqe_principal *who, const char *schema);
 
 /* Creates an empty table. Columns are copied. On success *out (optional) is a new reference.
  * Fails with ALREADY_EXISTS when a view of that name exists (even with if_not_exists). */
@@ -118,18 +124,19 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
                          cat_table **out, sqe_error *err);
 /* Fails with GENERIC_USER_ERROR ("... but a view with that name exists") when name is a view,
  * even with if_exists (Trino). */
-int catalog_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
-                       sqe_error *err);
+int catalog_drop_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
+                       bool if_exists, sqe_error *err);
 /* Looks a table up; on success *out is a new reference (cat_table_unref). Returns
  * SCHEMA_NOT_FOUND or TABLE_NOT_FOUND (with the qualified name in the message) otherwise. */
-int catalog_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
-                      sqe_error *err);
+int catalog_get_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
+                      cat_table **out, sqe_error *err);
 
 /* Snapshot listings (names copied into a; sorted). Table listings include views (Trino's SHOW
  * TABLES). */
-int catalog_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n, sqe_error *err);
-int catalog_list_tables(catalog *c, const char *schema, arena *a, char ***names, uint32_t *n,
-                        sqe_error *err);
+int catalog_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+                         uint32_t *n, sqe_error *err);
+int catalog_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
+                        char ***names, uint32_t *n, sqe_error *err);
 
 void cat_table_ref(cat_table *t);
 void cat_table_unref(cat_table *t);

@@ -8,11 +8,12 @@
  * running query never sees a concurrent commit. DROP TABLE of a table inside the warehouse
  * deletes its files after the catalog row is gone (what the table references: metadata files,
  * manifest lists, manifests, data and delete files); a table registered from elsewhere keeps
- * them. DROP SCHEMA ... CASCADE drops (and purges) the tables first. Identity (REST catalogs):
- * a loaded version keeps the session token of the statement that loaded it (ice_table_ref.token),
- * and its commit carries that token even when another thread runs it. Storage credentials of a
- * loaded version: vended by the catalog, else from STS with the session token, else static. Table columns are the current schema's top-level fields;
- * nested fields keep their Iceberg ids only in the metadata (readers match files by id).
+ * them. DROP SCHEMA ... CASCADE drops (and purges) the tables first. Identity: every call gets
+ * the statement's principal and hands it to the backend; a loaded version keeps a reference to
+ * it (ice_table_ref.principal), and its commit goes out as that principal even when another
+ * thread runs it. Storage credentials of a loaded version: vended by the catalog, else from STS
+ * with the caller's own token, else static. Table columns are the current schema's top-level
+ * fields; nested fields keep their Iceberg ids only in the metadata (readers match files by id).
  */
 #include "catalog/catalog_iceberg.h"
 
@@ -53,9 +54,10 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
     if (!rc) rc = ice_backend_sqlite(db, &backend, err);
     if (!rc) rc = catalog_open_iceberg_backend(name, backend, tracker, &c, err);
     bool exists = false;
-    if (!rc) rc = BK(c)->namespace_exists(c->iceberg->impl, "default", &exists, err);
+    /* the embedded catalog has no users: opening it is nobody's act */
+    if (!rc) rc = BK(c)->namespace_exists(c->iceberg->impl, NULL, "default", &exists, err);
     if (!rc && !exists) {
-        rc = BK(c)->create_namespace(c->iceberg->impl, "default", NULL, err);
+        rc = BK(c)->create_namespace(c->iceberg->impl, NULL, "default", NULL, err);
         if (rc == SQE_ERR_ALREADY_EXISTS) rc = SQE_OK; /* another process was first */
     }
     if (rc) {
@@ -66,14 +68,15 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
     return SQE_OK;
 }
 
-int catalog_iceberg_rename_table(catalog *c, const char *schema, const char *name,
-                                 const char *to_schema, const char *to_name, sqe_error *err) {
-    return BK(c)->rename_table(c->iceberg->impl, schema, name, to_schema, to_name, err);
+int catalog_iceberg_rename_table(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, const char *to_schema, const char *to_name,
+                                 sqe_error *err) {
+    return BK(c)->rename_table(c->iceberg->impl, who, schema, name, to_schema, to_name, err);
 }
 
-int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_exists,
-                                  sqe_error *err) {
-    int rc = BK(c)->create_namespace(c->iceberg->impl, schema, NULL, err);
+int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+                                  bool if_not_exists, sqe_error *err) {
+    int rc = BK(c)->create_namespace(c->iceberg->impl, who, schema, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
         if (if_not_exists) return SQE_OK;
         return err_set(err, SQE_ERR_ALREADY_EXISTS, "Schema '%s.%s' already exists", c->name,
@@ -82,15 +85,15 @@ int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_ex
     return rc;
 }
 
-bool catalog_iceberg_has_schema(catalog *c, const char *schema) {
+bool catalog_iceberg_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
     bool exists = false;
-    if (BK(c)->namespace_exists(c->iceberg->impl, schema, &exists, NULL)) return false;
+    if (BK(c)->namespace_exists(c->iceberg->impl, who, schema, &exists, NULL)) return false;
     return exists;
 }
 
-int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
-                                sqe_error *err) {
-    if (!catalog_iceberg_has_schema(c, schema)) {
+int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
+                                bool if_exists, bool cascade, sqe_error *err) {
+    if (!catalog_iceberg_has_schema(c, who, schema)) {
         if (if_exists) return SQE_OK;
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
                        schema);
@@ -100,26 +103,26 @@ int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, 
         arena_init(&a, NULL);
         char **names;
         uint32_t n;
-        int rc = BK(c)->list_tables(c->iceberg->impl, schema, &a, &names, &n, err);
+        int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, &a, &names, &n, err);
         for (uint32_t i = 0; !rc && i < n; i++)
-            rc = catalog_iceberg_drop_table(c, schema, names[i], true, true, err);
+            rc = catalog_iceberg_drop_table(c, who, schema, names[i], true, true, err);
         arena_destroy(&a);
         SQE_TRY(rc);
     }
-    int rc = BK(c)->drop_namespace(c->iceberg->impl, schema, err);
+    int rc = BK(c)->drop_namespace(c->iceberg->impl, who, schema, err);
     if (rc == SQE_ERR_SCHEMA_NOT_EMPTY)
         return err_set(err, SQE_ERR_SCHEMA_NOT_EMPTY, "Cannot drop non-empty schema '%s'", schema);
     return rc;
 }
 
-int catalog_iceberg_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n,
-                                 sqe_error *err) {
-    return BK(c)->list_namespaces(c->iceberg->impl, NULL, a, names, n, err);
+int catalog_iceberg_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+                                 uint32_t *n, sqe_error *err) {
+    return BK(c)->list_namespaces(c->iceberg->impl, who, NULL, a, names, n, err);
 }
 
-int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char ***names,
-                                uint32_t *n, sqe_error *err) {
-    int rc = BK(c)->list_tables(c->iceberg->impl, schema, a, names, n, err);
+int catalog_iceberg_list_tables(catalog *c, const sqe_principal *who, const char *schema,
+                                arena *a, char ***names, uint32_t *n, sqe_error *err) {
+    int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, a, names, n, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
     return rc;
@@ -128,6 +131,7 @@ int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char *
 void catalog_iceberg_table_free(cat_table *t) {
     if (!t->ice) return;
     io_identity_unref(t->ice->io);
+    sqe_principal_unref(t->ice->principal);
     arena a = t->ice->a; /* the ref lives in its own arena */
     t->ice = NULL;
     arena_destroy(&a);
@@ -206,14 +210,14 @@ static bool kv_true(const char *v) {
     return v && (!strcmp(v, "true") || !strcmp(v, "TRUE") || !strcmp(v, "1"));
 }
 
-/* The identity the calling user reads and writes table ns.name with, right after loading it:
- * the S3 keys the REST catalog vended with this user's load (loadTable "config":
- * s3.access-key-id, s3.secret-access-key, s3.session-token, s3.endpoint, s3.region,
- * s3.path-style-access), else (STS configured and the statement has a session token) the
- * temporary keys STS gives for that token, else the catalog's static keys, else NULL (the
- * process default). *out is a new reference. */
-static int table_identity(catalog *c, const char *ns, const char *name, io_identity **out,
-                          sqe_error *err) {
+/* The identity who reads and writes table ns.name with, right after loading it: the S3 keys the
+ * REST catalog vended with this user's load (loadTable "config": s3.access-key-id,
+ * s3.secret-access-key, s3.session-token, s3.endpoint, s3.region, s3.path-style-access), else
+ * (STS configured and who has a token of their own) the temporary keys STS gives for that
+ * token, else the catalog's static keys, else NULL (the process default: none in `sqe serve`,
+ * io.h). *out is a new reference. */
+static int table_identity(catalog *c, const sqe_principal *who, const char *ns, const char *name,
+                          io_identity **out, sqe_error *err) {
     *out = NULL;
     if (!rest_backend_is_rest(c->iceberg)) {
         *out = c->vended_only ? NULL : io_identity_ref(c->static_io);
@@ -222,7 +226,7 @@ static int table_identity(catalog *c, const char *ns, const char *name, io_ident
     arena a;
     arena_init(&a, NULL);
     ice_kv_list cfg = {0};
-    int rc = rest_backend_table_config(c->iceberg, ns, name, &a, &cfg, err);
+    int rc = rest_backend_table_config(c->iceberg, who, ns, name, &a, &cfg, err);
     const char *key = rc ? NULL : ice_kv_get(&cfg, "s3.access-key-id");
     if (!empty(key)) {
         const char *ps = ice_kv_get(&cfg, "s3.path-style-access");
@@ -241,10 +245,10 @@ static int table_identity(catalog *c, const char *ns, const char *name, io_ident
         if (rc)
             err_prefix(err, "Table '%s.%s.%s': the storage credentials the catalog vended", c->name,
                        ns, name);
-    } else if (!rc && c->sts && rest_backend_session_token()) {
+    } else if (!rc && c->sts && who && who->token) {
         /* the user's own token is the web identity: a failure is the user's, never a reason
          * to fall back to keys that are not theirs */
-        rc = io_sts_identity(c->sts, rest_backend_session_token(), out, err);
+        rc = io_sts_identity(c->sts, who->token, out, err);
         if (rc) err_prefix(err, "Table '%s.%s.%s': storage credentials", c->name, ns, name);
     } else if (!rc && !c->vended_only) {
         *out = io_identity_ref(c->static_io);
@@ -253,19 +257,20 @@ static int table_identity(catalog *c, const char *ns, const char *name, io_ident
     return rc;
 }
 
-int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
-                              sqe_error *err) {
+int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *schema,
+                              const char *name, cat_table **out, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     ice_table_ref *ref = ARENA_NEW(&a, ice_table_ref);
     char *location = NULL;
     ice_metadata *meta = NULL;
     int rc = ref ? SQE_OK : err_nomem(err, "Iceberg table");
-    if (!rc) rc = BK(c)->load_table(c->iceberg->impl, schema, name, &a, &location, &meta, err);
+    if (!rc)
+        rc = BK(c)->load_table(c->iceberg->impl, who, schema, name, &a, &location, &meta, err);
     if (rc) {
         arena_destroy(&a);
         if (rc == SQE_ERR_TABLE_NOT_FOUND) {
-            if (!catalog_iceberg_has_schema(c, schema))
+            if (!catalog_iceberg_has_schema(c, who, schema))
                 return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
             return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist",
                            c->name, schema, name);
@@ -273,7 +278,7 @@ int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, 
         return rc;
     }
     io_identity *io = NULL;
-    rc = table_identity(c, schema, name, &io, err);
+    rc = table_identity(c, who, schema, name, &io, err);
     if (rc) {
         arena_destroy(&a);
         return rc;
@@ -284,17 +289,16 @@ int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, 
     ref->meta = meta;
     ref->io = io;
     meta->io = io;
-    const char *token = rest_backend_session_token();
-    ref->token = token ? arena_strdup(&a, token) : NULL;
     const ice_schema *cur = ice_metadata_current_schema(meta);
     cat_table *t = calloc(1, sizeof *t);
-    if (!t || !ref->ns || !ref->name || !cur || (token && !ref->token)) {
+    if (!t || !ref->ns || !ref->name || !cur) {
         free(t);
         io_identity_unref(io);
         arena_destroy(&a);
         if (!cur) return err_set(err, SQE_ERR_INVALID_FILE, "%s: no current schema", location);
         return err_nomem(err, "Iceberg table");
     }
+    ref->principal = sqe_principal_ref(who);
     ref->a = a; /* the arena moves into its own allocation */
     t->ice = ref;
     atomic_init(&t->refs, 1);
@@ -325,20 +329,21 @@ static bool under_warehouse(catalog *c, const char *location) {
 
 /* The files of the table that a purge deletes, in s (errors: the table's files cannot be
  * listed; nothing is dropped then). */
-static int purge_list(catalog *c, const char *schema, const char *name, arena *a,
-                      ice_path_set *s, bool *managed, io_identity **io, sqe_error *err) {
+static int purge_list(catalog *c, const sqe_principal *who, const char *schema,
+                      const char *name, arena *a, ice_path_set *s, bool *managed,
+                      io_identity **io, sqe_error *err) {
     char *location;
     ice_metadata *meta;
-    SQE_TRY(BK(c)->load_table(c->iceberg->impl, schema, name, a, &location, &meta, err));
+    SQE_TRY(BK(c)->load_table(c->iceberg->impl, who, schema, name, a, &location, &meta, err));
     *managed = meta->location && under_warehouse(c, meta->location);
     if (!*managed) return SQE_OK;
-    SQE_TRY(table_identity(c, schema, name, io, err));
+    SQE_TRY(table_identity(c, who, schema, name, io, err));
     meta->io = *io;
     return ice_reachable_add_table(s, meta, location, err);
 }
 
-int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
-                               bool purge, sqe_error *err) {
+int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char *schema,
+                               const char *name, bool if_exists, bool purge, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     ice_path_set files;
@@ -346,14 +351,14 @@ int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name,
     bool managed = false;
     io_identity *io = NULL;
     if (purge) {
-        int prc = purge_list(c, schema, name, &a, &files, &managed, &io, err);
+        int prc = purge_list(c, who, schema, name, &a, &files, &managed, &io, err);
         if (prc && prc != SQE_ERR_TABLE_NOT_FOUND) {
             io_identity_unref(io);
             arena_destroy(&a);
             return prc;
         }
     }
-    int rc = BK(c)->drop_table(c->iceberg->impl, schema, name, err);
+    int rc = BK(c)->drop_table(c->iceberg->impl, who, schema, name, err);
     if (rc == SQE_OK && managed) /* the table is gone from the catalog: now its files */
         for (uint32_t i = 0; i < files.cap; i++)
             if (files.slots[i]) io_remove_as(files.slots[i], io, NULL);
@@ -367,18 +372,18 @@ int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name,
     return rc;
 }
 
-int catalog_iceberg_default_location(catalog *c, const char *schema, const char *name, arena *a,
-                                     char **out, sqe_error *err) {
-    int rc = BK(c)->default_table_location(c->iceberg->impl, schema, name, a, out, err);
+int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const char *schema,
+                                     const char *name, arena *a, char **out, sqe_error *err) {
+    int rc = BK(c)->default_table_location(c->iceberg->impl, who, schema, name, a, out, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
                        schema);
     return rc;
 }
 
-int catalog_iceberg_create_table(catalog *c, const char *schema, const char *name,
-                                 ice_metadata *m, bool if_not_exists, bool *created,
-                                 sqe_error *err) {
+int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, ice_metadata *m, bool if_not_exists,
+                                 bool *created, sqe_error *err) {
     if (created) *created = false;
     arena a;
     arena_init(&a, NULL);
@@ -386,10 +391,10 @@ int catalog_iceberg_create_table(catalog *c, const char *schema, const char *nam
     bool filled = !m->location || !*m->location;
     if (filled) {
         char *loc;
-        rc = catalog_iceberg_default_location(c, schema, name, &a, &loc, err);
+        rc = catalog_iceberg_default_location(c, who, schema, name, &a, &loc, err);
         if (!rc) m->location = loc;
     }
-    if (!rc) rc = BK(c)->create_table(c->iceberg->impl, schema, name, m, &a, NULL, err);
+    if (!rc) rc = BK(c)->create_table(c->iceberg->impl, who, schema, name, m, &a, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
         rc = if_not_exists ? SQE_OK
                            : err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
@@ -408,20 +413,10 @@ int catalog_iceberg_create_table(catalog *c, const char *schema, const char *nam
 int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
                            sqe_error *err) {
     /* the commit goes out as the user who loaded base, whatever thread runs it */
-    const char *cur = rest_backend_session_token();
-    bool swap = base->token && (!cur || strcmp(cur, base->token) != 0);
-    char *saved = swap && cur ? strdup(cur) : NULL;
-    if (swap && ((cur && !saved) || !rest_backend_set_session_token(base->token))) {
-        if (saved) rest_backend_set_session_token(saved);
-        free(saved);
-        return err_nomem(err, "session token");
-    }
     arena a;
     arena_init(&a, NULL);
-    int rc = BK(c)->commit(c->iceberg->impl, base->ns, base->name, base->metadata_location, new_meta,
-                               &a, NULL, err);
+    int rc = BK(c)->commit(c->iceberg->impl, base->principal, base->ns, base->name,
+                           base->metadata_location, new_meta, &a, NULL, err);
     arena_destroy(&a);
-    if (swap) rest_backend_set_session_token(saved);
-    free(saved);
     return rc;
 }

@@ -33,9 +33,10 @@ typedef struct ice_table_ref {
                                       default. For REST catalogs the keys the catalog vended
                                       to this user with this load, else the catalog's static
                                       keys (catalog_iceberg_set_storage) */
-    const char *token;             /* the session token it was loaded with (REST catalogs:
-                                      rest_backend_session_token at bind time), or NULL; the
-                                      commit of a new version carries the same token */
+    sqe_principal *principal;      /* who loaded it (a reference; NULL only for tools that
+                                      load without one): the commit of a new version goes out
+                                      as the same user, with the same token, on whatever
+                                      thread runs it */
 } ice_table_ref;
 
 /* Opens the Iceberg catalog `name` over the SQLite catalog file db_path and the warehouse root
@@ -57,8 +58,8 @@ typedef struct catalog_storage_config {
     const char *s3_secret_access_key;     /*   none (development); both or neither */
     const char *s3_session_token;
     bool vended_only;                     /* ignore static keys: vended or nothing */
-    /* STS AssumeRoleWithWebIdentity (io/sts.h) with the statement's session token (REST
-     * catalogs, rest_backend_session_token) when loadTable vends nothing: endpoint and role
+    /* STS AssumeRoleWithWebIdentity (io/sts.h) with the caller's own token (REST catalogs,
+     * sqe_principal.token) when loadTable vends nothing: endpoint and role
      * both or neither; the temporary keys are used with s3_endpoint / s3_region /
      * s3_path_style. Without a session token the static keys apply. */
     const char *s3_sts_endpoint;
@@ -74,43 +75,46 @@ int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, s
 
 /* Renames table schema.name to to_schema.to_name (the catalog entry; files stay).
  * TABLE_NOT_FOUND, SCHEMA_NOT_FOUND, ALREADY_EXISTS as the backend reports them. */
-int catalog_iceberg_rename_table(catalog *c, const char *schema, const char *name,
-                                 const char *to_schema, const char *to_name, sqe_error *err);
+int catalog_iceberg_rename_table(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, const char *to_schema, const char *to_name,
+                                 sqe_error *err);
 
 /* Creates table schema.name from metadata m (m->location empty or NULL: the default location
  * is filled in). ALREADY_EXISTS unless if_not_exists (then *created = false, SQE_OK).
  * *created (may be NULL) tells whether the table was made. */
-int catalog_iceberg_create_table(catalog *c, const char *schema, const char *name,
-                                 ice_metadata *m, bool if_not_exists, bool *created,
-                                 sqe_error *err);
+int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, ice_metadata *m, bool if_not_exists,
+                                 bool *created, sqe_error *err);
 
 /* The default location for a new table schema.name, in a. */
-int catalog_iceberg_default_location(catalog *c, const char *schema, const char *name, arena *a,
-                                     char **out, sqe_error *err);
+int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const char *schema,
+                                     const char *name, arena *a, char **out, sqe_error *err);
 
 /* Commits new_meta as the next version of the table whose current version is base (compare and
- * swap on base->metadata_location), as the user who loaded base (base->token). COMMIT_CONFLICT when the table changed since base was
- * loaded; on any error the table is unchanged. */
+ * swap on base->metadata_location), as the user who loaded base (base->principal).
+ * COMMIT_CONFLICT when the table changed since base was loaded; on any error the table is
+ * unchanged. */
 int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
                            sqe_error *err);
 
 /* ---- the generic catalog functions for Iceberg catalogs (called by catalog.c) ------------- */
 
-int catalog_iceberg_create_schema(catalog *c, const char *schema, bool if_not_exists,
-                                  sqe_error *err);
-int catalog_iceberg_drop_schema(catalog *c, const char *schema, bool if_exists, bool cascade,
-                                sqe_error *err);
-bool catalog_iceberg_has_schema(catalog *c, const char *schema);
-int catalog_iceberg_list_schemas(catalog *c, arena *a, char ***names, uint32_t *n,
-                                 sqe_error *err);
-int catalog_iceberg_list_tables(catalog *c, const char *schema, arena *a, char ***names,
-                                uint32_t *n, sqe_error *err);
-int catalog_iceberg_get_table(catalog *c, const char *schema, const char *name, cat_table **out,
-                              sqe_error *err);
+int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+                                  bool if_not_exists, sqe_error *err);
+int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
+                                bool if_exists, bool cascade, sqe_error *err);
+bool catalog_iceberg_has_schema(catalog *c, const sqe_principal *who, const char *schema);
+int catalog_iceberg_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+                                 uint32_t *n, sqe_error *err);
+int catalog_iceberg_list_tables(catalog *c, const sqe_principal *who, const char *schema,
+                                arena *a, char ***names, uint32_t *n, sqe_error *err);
+/* Loads the current version as who; the table's ice_table_ref keeps a reference to who. */
+int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *schema,
+                              const char *name, cat_table **out, sqe_error *err);
 /* Drops the table; purge also deletes its files when it lives inside the warehouse (after the
  * catalog row is gone; deletion errors are ignored: leftovers are orphans). */
-int catalog_iceberg_drop_table(catalog *c, const char *schema, const char *name, bool if_exists,
-                               bool purge, sqe_error *err);
+int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char *schema,
+                               const char *name, bool if_exists, bool purge, sqe_error *err);
 /* Frees the Iceberg part of a table (called when its last reference goes). */
 void catalog_iceberg_table_free(cat_table *t);
 

@@ -339,6 +339,7 @@ static int64_t jdbc_char_octet_length(sqe_type t) {
 typedef struct sys_cat_ref {
     const char *name;
     catalog *cat; /* NULL for the system catalog */
+    const sqe_principal *who;
 } sys_cat_ref;
 
 /* What the row builder needs of each relation. */
@@ -376,11 +377,11 @@ static int list_catalogs(const sys_scope *sc, arena *a, sys_cat_ref **out, uint3
         if (sc->info_catalog && strcmp(sc->info_catalog, name) != 0) continue;
         if (!pass(sc->catalog, name)) continue;
         have_system = have_system || strcmp(name, SYS_CATALOG) == 0;
-        refs[k++] = (sys_cat_ref){name, sc->catalogs[i]};
+        refs[k++] = (sys_cat_ref){name, sc->catalogs[i], sc->who};
     }
     if (!have_system && pass(sc->catalog, SYS_CATALOG) &&
         (!sc->info_catalog || strcmp(sc->info_catalog, SYS_CATALOG) == 0))
-        refs[k++] = (sys_cat_ref){SYS_CATALOG, NULL};
+        refs[k++] = (sys_cat_ref){SYS_CATALOG, NULL, sc->who};
     qsort(refs, k, sizeof *refs, cmp_cat);
     *out = refs;
     *n = k;
@@ -391,7 +392,7 @@ static int list_catalogs(const sys_scope *sc, arena *a, sys_cat_ref **out, uint3
 static int list_schemas(const sys_cat_ref *c, arena *a, char ***out, uint32_t *n, sqe_error *err) {
     char **own = NULL;
     uint32_t n_own = 0;
-    if (c->cat) SQE_TRY(catalog_list_schemas(c->cat, a, &own, &n_own, err));
+    if (c->cat) SQE_TRY(catalog_list_schemas(c->cat, c->who, a, &own, &n_own, err));
     const char *const *virt;
     uint32_t n_virt = sys_schema_names(c->name, &virt);
     char **all = ARENA_ARRAY(a, char *, n_own + n_virt + 1);
@@ -432,7 +433,7 @@ static int walk_schema(sys_rows *r, const sys_cat_ref *c, const char *schema, in
                        rel_fn fn) {
     char **names;
     uint32_t n;
-    int rc = catalog_list_tables(c->cat, schema, a, &names, &n, r->err);
+    int rc = catalog_list_tables(c->cat, c->who, schema, a, &names, &n, r->err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND) return SQE_OK; /* dropped meanwhile */
     SQE_TRY(rc);
     for (uint32_t i = 0; i < n; i++) {
@@ -460,7 +461,7 @@ static int walk_schema(sys_rows *r, const sys_cat_ref *c, const char *schema, in
         }
         cat_table *t = NULL;
         sqe_error ignored;
-        if (catalog_get_table(c->cat, schema, names[i], &t, &ignored) != SQE_OK) continue;
+        if (catalog_get_table(c->cat, c->who, schema, names[i], &t, &ignored) != SQE_OK) continue;
         rel.columns = t->columns;
         rel.n_columns = t->n_columns;
         rel.comment = t->comment;

@@ -68,6 +68,7 @@ uint32_t sys_schema_names(const char *cat_name, const char *const **names);
 typedef struct sys_scope {
     catalog *const *catalogs;
     uint32_t n_catalogs;
+    const sqe_principal *who;   /* the catalogs are asked as this user (borrowed) */
     const char *info_catalog;   /* information_schema tables: their catalog; else NULL */
     const char *catalog;        /* only this catalog (NULL = all) */
     const char *schema;         /* only this schema (NULL = all) */

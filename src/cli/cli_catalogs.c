@@ -5,8 +5,8 @@
  * NOTES:
  * - REST catalogs ([catalog] / [catalogs.NAME] type = "rest"): uri, warehouse, prefix and the
  *   auth keys map onto rest_backend_config. auth = "session_bearer" (the default) sends the
- *   calling session's own token (the server forwards the user's bearer token per statement,
- *   rest_backend_set_session_token) and no token of SQE's; "static" sends token; and
+ *   calling session's own token (the principal the statement runs as carries the user's
+ *   bearer token, common/principal.h) and no token of SQE's; "static" sends token; and
  *   "client_credentials" a token from the OAuth2 endpoint; "anonymous" none. Only
  *   session_bearer ever carries a user's token. A warehouse that is a location ("/...",
  *   "file:...", "s3://...") also roots the default locations of new tables in namespaces

@@ -2,8 +2,9 @@
  * cmd_config.c: `sqe config check FILE` and `sqe config show [FILE]`: validate a configuration
  * and print the effective one.
  *
- *   sqe config check FILE   loads defaults -> FILE -> environment and validates; prints "ok"
- *                           (exit 0) or the error with file, line and key (exit 1)
+ *   sqe config check FILE   loads defaults -> FILE -> environment, validates and refuses what is
+ *                           not supported yet (config_check_supported), as `sqe serve` does;
+ *                           prints "ok" (exit 0) or the error with file, line and key (exit 1)
  *   sqe config show [FILE]  prints the effective configuration as TOML, secrets redacted, each
  *                           value not from the defaults annotated with where it came from
  *
@@ -47,6 +48,11 @@ int cli_config_main(int argc, char **argv) {
     memset(&err, 0, sizeof err);
     if (config_load(&cfg, path, NULL, &err) != SQE_OK) {
         fprintf(check ? stdout : stderr, "%s\n", err.message);
+        return 1;
+    }
+    if (check && config_check_supported(&cfg, &err) != SQE_OK) {
+        printf("%s\n", err.message);
+        config_reset(&cfg);
         return 1;
     }
     if (check) {

@@ -21,8 +21,12 @@
  *   one machine must not fail); a configured port that is busy is an error.
  * - Catalogs: a [catalog] of type sqlite (or memory) is the database's own; a REST [catalog] and
  *   every [catalogs.NAME] are added by cli_catalogs_attach, so several catalogs can be joined in
- *   one query. The user's bearer token reaches REST catalogs through the core's catalog_token
- *   hook (srv_core.c).
+ *   one query. The user's bearer token reaches REST catalogs in the principal the core's
+ *   authenticate hook gives (srv_core.c), which each session runs as.
+ * - Safety (docs/security.md): unsupported settings are refused (config_check_supported); as
+ *   root the server warns, and refuses to start in production mode; object-store calls
+ *   without an identity get no credentials (io_forbid_ambient_credentials); the database gets
+ *   the path policy and limits of serve_settings.c before any listener starts.
  * - Flight SQL: started when the build defines SQE_WITH_FLIGHT (src/server/flight builds and
  *   links); otherwise a configured flight_sql_port is reported as not available.
  */
@@ -33,10 +37,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_catalogs.h"
+#include "cli/serve_settings.h"
 #include "common/config.h"
+#include "io/io.h"
 #include "server/core/srv_core.h"
 #include "server/trino/trino_server.h"
 #ifdef SQE_WITH_FLIGHT
@@ -209,18 +216,26 @@ int cli_serve_main(int argc, char **argv) {
         return 1;
     }
     bool health_port_defaulted = flags.health_port < 0 && from_default(&cfg, "metrics", "health_port");
-    if (config_validate(&cfg, &err) != SQE_OK) { /* the flags may clash (ports) */
+    if (config_validate(&cfg, &err) != SQE_OK || /* the flags may clash (ports) */
+        config_check_supported(&cfg, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: configuration error: %s\n", err.message);
         config_reset(&cfg);
         return 2;
     }
     const config_coordinator *co = &cfg.coordinator;
-    if (*co->tls.ca_file) {
-        fprintf(stderr, "sqe serve: configuration error: [coordinator.tls] ca_file: client "
-                        "certificates are not supported yet; remove ca_file\n");
-        config_reset(&cfg);
-        return 2;
+    if (geteuid() == 0) {
+        if (co->production_mode) {
+            fprintf(stderr, "sqe serve: refusing to run as root in production mode ([coordinator] "
+                            "production_mode): start it as an unprivileged user that owns only "
+                            "the data directory\n");
+            config_reset(&cfg);
+            return 2;
+        }
+        fprintf(stderr, "sqe serve: WARNING: running as root: every file the server may touch is "
+                        "every file of the machine; run it as an unprivileged user\n");
     }
+    /* no session may borrow the process's own object-store credentials (io.h) */
+    io_forbid_ambient_credentials();
     bool anonymous = !strcmp(cfg.auth.mode, "anonymous");
     if (anonymous && !cfg.auth.anonymous_loopback_only &&
         strncmp(co->bind_address, "127.", 4) != 0 && strcmp(co->bind_address, "::1") != 0)
@@ -257,9 +272,14 @@ int cli_serve_main(int argc, char **argv) {
     sqe_db_options dbo;
     memset(&dbo, 0, sizeof dbo);
     dbo.threads = (int)co->threads;
-    dbo.memory_limit = (uint64_t)co->memory_limit;
     if (cli_database_open(&cfg, &dbo, &db, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: cannot open the database: %s\n", err.message);
+        goto out;
+    }
+    /* what SQL may reach of files and object stores, and the memory and result limits */
+    if (serve_settings_apply(&cfg, db, &err) != SQE_OK) {
+        fprintf(stderr, "sqe serve: configuration error: %s\n", err.message);
+        status = 2;
         goto out;
     }
 

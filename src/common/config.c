@@ -3,7 +3,8 @@
  * overrides, cross-key validation and rendering (`sqe config show`).
  *
  * INTERFACE: config_keys, config_init, config_reset, config_load_string, config_load_file,
- *            config_apply_env, config_validate, config_load, config_render, config_catalog_find,
+ *            config_apply_env, config_validate, config_check_supported, config_load,
+ *            config_render, config_catalog_find,
  *            config_parse_duration, config_parse_size, config_format_duration, config_format_size.
  *
  * NOTES:
@@ -24,6 +25,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,9 +158,10 @@ static const config_key keys[] = {
         HOUR, "health_check_interval_secs", "How often the coordinator polls each worker."),
     INT("coordinator", "health_check_max_failures", F(coordinator.health_check_max_failures), "3",
         1, 1000, NULL, "Failed polls in a row before a worker is marked unhealthy."),
-    ENUM("coordinator", "flight_compression", F(coordinator.flight_compression), "lz4",
+    ENUM("coordinator", "flight_compression", F(coordinator.flight_compression), "none",
          "none|lz4|zstd", NULL,
-         "Arrow IPC buffer compression of Flight results (when the client accepts it)."),
+         "Arrow IPC buffer compression of Flight results (when the client accepts it). Not yet "
+         "supported: only none."),
     /* [coordinator.tls] */
     STR("coordinator.tls", "cert_file", F(coordinator.tls.cert_file), "", 0, NULL, NULL,
         "PEM certificate chain; enables TLS on the Flight SQL and Trino listeners."),
@@ -296,7 +299,12 @@ static const config_key keys[] = {
         NULL, NULL, "GCS service-account key (JSON text or a file path)."),
     /* [storage.tvf] */
     BOOL("storage.tvf", "allow_local_paths", F(storage.tvf.allow_local_paths), "false", NULL,
-         "Let table functions (read_parquet, read_csv, ...) read local files of the server."),
+         "Let SQL reach local files of the server: table functions (read_parquet, read_csv, "
+         "...), file paths used as tables, COPY TO and explicit table locations; only under "
+         "allowed_local_roots (required then)."),
+    LIST("storage.tvf", "allowed_local_roots", F(storage.tvf.allowed_local_roots), "", NULL,
+         "Directories (absolute, existing) SQL may read and write under when allow_local_paths "
+         "is on; checked after resolving symlinks and '..'."),
     BOOL("storage.tvf", "allow_http", F(storage.tvf.allow_http), "false", NULL,
          "Let table functions read http(s) URLs (only hosts in allowed_http_hosts)."),
     LIST("storage.tvf", "allowed_http_hosts", F(storage.tvf.allowed_http_hosts), "", NULL,
@@ -350,8 +358,9 @@ static const config_key keys[] = {
         NULL, "Secret of client_id."),
 
     /* [metrics] */
-    PORT("metrics", "prometheus_port", F(metrics.prometheus_port), "9090", NULL,
-         "Prometheus /metrics port (on coordinator.bind_address); 0 disables it."),
+    PORT("metrics", "prometheus_port", F(metrics.prometheus_port), "0", NULL,
+         "Prometheus /metrics port (on coordinator.bind_address); 0 disables it. Not yet "
+         "supported: only 0."),
     PORT("metrics", "health_port", F(metrics.health_port), "9091", NULL,
          "/healthz, /readyz and the web UI; 0 disables them."),
     STR("metrics", "otlp_endpoint", F(metrics.otlp_endpoint), "", 0, NULL, NULL,
@@ -433,8 +442,9 @@ static const config_key keys[] = {
         "A result stream the client stops reading is cancelled after this; 0 = never."),
 
     /* [spill] */
-    BOOL("spill", "enabled", F(spill.enabled), "true", "spill_to_disk",
-         "Let sorts, aggregations and joins spill to disk instead of failing."),
+    BOOL("spill", "enabled", F(spill.enabled), "false", "spill_to_disk",
+         "Let sorts, aggregations and joins spill to disk instead of failing. Not yet supported: "
+         "only false (the [spill] keys are refused unless left at their defaults)."),
     STR("spill", "dir", F(spill.dir), "", 0, "spill_dir", NULL,
         "Spill directory (\"\" = <data_dir>/spill)."),
     ENUM("spill", "compression", F(spill.compression), "lz4", "none|lz4|zstd", "spill_compression",
@@ -1379,6 +1389,18 @@ int config_validate(const config *cfg, sqe_error *err) {
         return invalid(cfg, err, NULL, "metrics.audit_export", "otlp_endpoint",
                        "required when enabled (or set [metrics] otlp_endpoint)");
 
+    if (cfg->storage.tvf.allow_local_paths && cfg->storage.tvf.allowed_local_roots.n == 0)
+        return invalid(cfg, err, NULL, "storage.tvf", "allowed_local_roots",
+                       "required when allow_local_paths = true: the directories SQL may read and "
+                       "write");
+    if (!*cfg->storage.s3_access_key_id != !*cfg->storage.s3_secret_access_key)
+        return invalid(cfg, err, NULL, "storage",
+                       *cfg->storage.s3_access_key_id ? "s3_secret_access_key" : "s3_access_key_id",
+                       "s3_access_key_id and s3_secret_access_key must be set together");
+    if (!strncmp(cfg->storage.s3_endpoint, "http://", 7) && !cfg->storage.s3_allow_http)
+        return invalid(cfg, err, NULL, "storage", "s3_endpoint",
+                       "a plain-http endpoint needs s3_allow_http = true");
+
     SQE_TRY(validate_catalog(cfg, &cfg->catalog, err));
     for (size_t i = 0; i < cfg->n_catalogs; i++) {
         const config_catalog *cat = &cfg->catalogs[i];
@@ -1421,6 +1443,127 @@ int config_validate(const config *cfg, sqe_error *err) {
                                "must be true in production mode");
         }
     }
+    return SQE_OK;
+}
+
+/* --- what `sqe serve` does not do yet ------------------------------------------------------- */
+
+/* Keys accepted from the original SQE's files whose feature does not exist yet: any value but
+ * the default is refused by config_check_supported (a whole section when name is NULL). */
+static const struct {
+    const char *section, *name, *why;
+} unsupported[] = {
+    {"coordinator", "worker_urls", "workers are not implemented yet"},
+    {"coordinator", "worker_secret", "workers are not implemented yet"},
+    {"coordinator", "allow_unauthenticated_workers", "workers are not implemented yet"},
+    {"coordinator", "max_workers", "workers are not implemented yet"},
+    {"coordinator", "worker_connect_timeout", "workers are not implemented yet"},
+    {"coordinator", "worker_rpc_timeout", "workers are not implemented yet"},
+    {"coordinator", "health_check_interval", "workers are not implemented yet"},
+    {"coordinator", "health_check_max_failures", "workers are not implemented yet"},
+    {"coordinator", "auth_handshake_timeout",
+     "handshakes are bounded by the request timeout (sqe serve --request-timeout)"},
+    {"coordinator", "flight_compression", "Flight SQL results are sent uncompressed"},
+    {"coordinator.tls", "ca_file", "client certificates are not supported yet"},
+    {"worker", NULL, "`sqe worker` does not exist yet"},
+    {"auth", "token_ttl",
+     "a session token lives as long as its session ([session] idle_timeout, absolute_timeout)"},
+    {"auth", "token_secret", "session tokens are random, not signed"},
+    {"auth", "admin_roles", "there are no administrative statements yet"},
+    {"catalog", "metadata_cache_ttl",
+     "table metadata is revalidated (ETag) on every load, never cached for a time"},
+    {"catalog", "default_format_version",
+     "new tables get format version 2 unless CREATE TABLE says WITH (format_version = n)"},
+    {"catalog", "namespace_visibility_filter",
+     "SQE lists what the catalog returns for the user's own token"},
+    {"catalog", "manifest_concurrency", "manifests are read by the query's threads"},
+    {"catalog", "parquet_compression",
+     "data files are zstd unless the table property write.parquet.compression-codec says "
+     "otherwise"},
+    {"storage", "azure_storage_account", "only S3 object storage exists"},
+    {"storage", "azure_storage_key", "only S3 object storage exists"},
+    {"storage", "azure_sas_token", "only S3 object storage exists"},
+    {"storage", "gcs_service_account_key", "only S3 object storage exists"},
+    {"storage.tvf", "allow_http", "table functions read no http(s) URLs"},
+    {"storage.tvf", "allowed_http_hosts", "table functions read no http(s) URLs"},
+    {"storage.tvf", "allow_inline_credentials", "table functions take no credential arguments"},
+    {"policy", NULL, "row filters and column masks are not implemented yet"},
+    {"policy.ranger", NULL, "row filters and column masks are not implemented yet"},
+    {"access_control", NULL, "GRANT and REVOKE are not implemented yet"},
+    {"metrics", "prometheus_port", "there is no /metrics endpoint yet"},
+    {"metrics", "otlp_endpoint", "OpenTelemetry export is not implemented yet"},
+    {"metrics", "traces_otlp_endpoint", "OpenTelemetry export is not implemented yet"},
+    {"metrics", "trace_sample_rate", "OpenTelemetry export is not implemented yet"},
+    {"metrics", "web_ui", "there is no web UI yet"},
+    {"metrics", "log_level", "the log has one level (everything goes to stderr)"},
+    {"metrics", "log_format", "the log is plain text"},
+    {"metrics.audit_export", NULL, "audit logging is not implemented yet"},
+    {"audit", NULL, "audit logging is not implemented yet"},
+    {"query", "profile", "query profiles are shown by EXPLAIN ANALYZE only"},
+    {"spill", NULL, "spilling is not implemented yet: a query over its memory limit fails"},
+};
+
+static void render_value(strbuf *out, const config_key *k, const void *slot);
+
+/* Why k is not supported yet, or NULL. */
+static const char *unsupported_why(const config_key *k) {
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
+        if (!strcmp(unsupported[i].section, k->section) &&
+            (!unsupported[i].name || !strcmp(unsupported[i].name, k->name)))
+            return unsupported[i].why;
+    return NULL;
+}
+
+/* Does the value of k in (cfg, cat) differ from its value in (def, dcat)? */
+static bool differs(const config *cfg, const config_catalog *cat, const config *def,
+                    const config_catalog *dcat, const config_key *k) {
+    strbuf a, b;
+    strbuf_init(&a);
+    strbuf_init(&b);
+    render_value(&a, k, (const char *)(cat ? (const void *)cat : (const void *)cfg) + k->offset);
+    render_value(&b, k, (const char *)(dcat ? (const void *)dcat : (const void *)def) + k->offset);
+    bool d = a.failed || b.failed || strcmp(strbuf_cstr(&a), strbuf_cstr(&b)) != 0;
+    strbuf_reset(&a);
+    strbuf_reset(&b);
+    return d;
+}
+
+static int check_catalog_supported(const config *cfg, const config_catalog *cat,
+                                   const config *def, sqe_error *err) {
+    for (size_t i = catalog_first(), end = catalog_end(); i < end; i++) {
+        const char *why = unsupported_why(&keys[i]);
+        if (why && differs(cfg, cat, def, &def->catalog, &keys[i]))
+            return invalid(cfg, err, cat, NULL, keys[i].name,
+                           "not yet supported (%s); remove it or leave the default", why);
+    }
+    return SQE_OK;
+}
+
+int config_check_supported(const config *cfg, sqe_error *err) {
+    config def;
+    SQE_TRY(config_init(&def, err));
+    int rc = SQE_OK;
+    for (size_t i = 0; !rc && i < N_KEYS; i++) {
+        const config_key *k = &keys[i];
+        const char *why = is_catalog_key(k) ? NULL : unsupported_why(k);
+        if (why && differs(cfg, NULL, &def, NULL, k))
+            rc = invalid(cfg, err, NULL, k->section, k->name,
+                         "not yet supported (%s); remove it or leave the default", why);
+    }
+    if (!rc) rc = check_catalog_supported(cfg, &cfg->catalog, &def, err);
+    for (size_t i = 0; !rc && i < cfg->n_catalogs; i++)
+        rc = check_catalog_supported(cfg, &cfg->catalogs[i], &def, err);
+    config_reset(&def);
+    SQE_TRY(rc);
+    /* values of supported keys that name what does not exist yet */
+    if (!strcmp(cfg->coordinator.mode, "distributed"))
+        return invalid(cfg, err, NULL, "coordinator", "mode",
+                       "\"distributed\" is not yet supported (there are no workers); use "
+                       "\"local\" or \"hybrid\"");
+    if (!strcmp(cfg->coordinator.memory_pool, "fair"))
+        return invalid(cfg, err, NULL, "coordinator", "memory_pool",
+                       "\"fair\" is not yet supported; queries share the memory first come "
+                       "first served (\"greedy\")");
     return SQE_OK;
 }
 

@@ -134,6 +134,7 @@ typedef struct config_storage {
     struct {
         int allow_local_paths, allow_http, allow_inline_credentials;
         config_list allowed_http_hosts, allowed_object_store_prefixes, object_store_admin_roles;
+        config_list allowed_local_roots;
     } tvf;
 } config_storage;
 
@@ -274,6 +275,13 @@ int config_apply_env(config *cfg, char *const *envp, sqe_error *err);
 /* Checks the settings together (TLS pairs, port clashes, required URIs, production_mode rules).
  * Returns SQE_OK or INVALID_ARGUMENTS with the first problem. */
 int config_validate(const config *cfg, sqe_error *err);
+
+/* Refuses what the configuration asks for that SQE does not do yet: a key of a feature that
+ * does not exist (workers, spill, audit, policy, metrics export, ...) set to anything but its
+ * default, and values such as mode = "distributed". INVALID_ARGUMENTS "[section] key: not yet
+ * supported (why)" placed like config_validate's errors. `sqe serve` and `sqe config check` call
+ * it after config_load, so no setting is silently ignored. */
+int config_check_supported(const config *cfg, sqe_error *err);
 
 /* Everything above in order: defaults, the file (if path is not NULL), the environment,
  * validation. On error cfg is reset (nothing to free). */

@@ -10,8 +10,11 @@
  *     (compression, compression_level, row_group_size, row_group_size_bytes, page_size,
  *     dictionary, ...). Option values are constant expressions; a bare word (DuckDB's
  *     `(FORMAT parquet, COMPRESSION zstd)`) counts as its text.
- *   - Local files are refused when the session may not touch them (bind_env.allow_local_files,
- *     as read_csv does).
+ *   - Where: the target goes through the database's path policy (io/path_policy.h) as the
+ *     session's principal, exactly as a table function's path does; the writer writes to the
+ *     resolved target it returns. An existing file is never replaced unless the statement says
+ *     WITH (overwrite = true): the policy refuses it up front (ALREADY_EXISTS) and the local
+ *     writer's final rename refuses to replace one that appeared meanwhile.
  *   - Streaming: the query runs with the writer as its result sink (exec_options.result_sink):
  *     chunks go into the writer as the pipelines produce them, one at a time, so memory is the
  *     query's own plus one buffered row group, never the whole result. Rows are written in
@@ -20,8 +23,8 @@
  *   - The writer encodes the columns of a row group on the session's thread count.
  *   - The file appears atomically: the writer renames a temporary file at the end, and any
  *     error (query, type, I/O) aborts it so nothing half-written is left.
- *   - Object stores ('s3://bucket/key', io_s3.h, environment credentials): the writer writes a
- *     staging file in a private directory under $TMPDIR, which io_s3_upload_file then sends
+ *   - Object stores ('s3://bucket/key', io_s3.h, the identity the policy gives): the writer
+ *     writes a staging file in a private directory under $TMPDIR, which io_upload_as then sends
  *     (one PUT, or a multipart upload above SQE_S3_PART_SIZE); the staging file is removed
  *     either way. A failed query or upload leaves nothing at the key.
  */
@@ -37,6 +40,7 @@
 #include "engine/engine.h"
 #include "format/parquet/pq_writer.h"
 #include "io/io_s3.h"
+#include "io/path_policy.h"
 #include "vec/vec_format.h"
 
 /* Sets the error position to (line, col) unless the error already carries one. */
@@ -114,10 +118,20 @@ static bool has_suffix(const char *s, const char *suffix) {
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-/* Reads the WITH options into o; sets *format when given. */
+static int bool_option(const sql_property *prop, const char *text, bool *out, sqe_error *err) {
+    if (!strcasecmp(text, "true")) *out = true;
+    else if (!strcasecmp(text, "false")) *out = false;
+    else
+        return err_set_at(err, SQE_ERR_INVALID_ARGUMENTS, prop->value->line, prop->value->col,
+                          "COPY option '%s' must be true or false, not '%s'", prop->name.text,
+                          text);
+    return SQE_OK;
+}
+
+/* Reads the WITH options into o; sets *format_given and *overwrite when given. */
 static int copy_options(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
                         uint32_t n_params, pq_writer_options *o, bool *format_given,
-                        sqe_error *err) {
+                        bool *overwrite, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     plan_ctx pctx;
@@ -134,6 +148,10 @@ static int copy_options(sqe_conn *conn, const sql_stmt *st, const vec *const *pa
                 rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, prop->value->line, prop->value->col,
                                 "unsupported: COPY format '%s' (only parquet can be written)", text);
             *format_given = true;
+            continue;
+        }
+        if (strcasecmp(prop->name.name, "overwrite") == 0) {
+            rc = bool_option(prop, text, overwrite, err);
             continue;
         }
         rc = pq_writer_options_set(o, prop->name.name, text, err);
@@ -187,18 +205,13 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
     *out = NULL;
     const char *path = st->u.copy.path;
     int pl = st->u.copy.path_line, pc = st->u.copy.path_col;
-    bind_env env;
-    engine_bind_env(conn, &env);
-    if (!env.allow_local_files)
-        return err_set_at(err, SQE_ERR_PERMISSION_DENIED, pl, pc,
-                          "Writing local files is not allowed in this server");
     if (!path || !*path)
         return err_set_at(err, SQE_ERR_INVALID_ARGUMENTS, pl, pc, "COPY needs a file name");
     pq_writer_options o;
     pq_writer_options_init(&o);
     o.threads = conn->threads ? conn->threads : conn->db->threads;
-    bool format_given = false;
-    SQE_TRY(copy_options(conn, st, params, n_params, &o, &format_given, err));
+    bool format_given = false, overwrite = false;
+    SQE_TRY(copy_options(conn, st, params, n_params, &o, &format_given, &overwrite, err));
     if (!format_given && !has_suffix(path, ".parquet") && !has_suffix(path, ".parq"))
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, pl, pc,
                           "unsupported: COPY TO '%s': cannot tell the file format from the name; "
@@ -218,14 +231,22 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
         free(key);
         SQE_TRY(at_position(err, prc, pl, pc));
     }
+    char *target = NULL;
+    io_identity *id = NULL;
+    SQE_TRY(at_position(err, path_policy_write(conn->db->paths, conn->principal, path, overwrite,
+                                               &target, &id, err),
+                        pl, pc));
+    o.no_replace = !overwrite;
     sqe_result *r;
-    SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
-    if (to_s3) {
-        int src = staging_create(&staging, err);
-        if (src) {
-            sqe_result_destroy(r);
-            return at_position(err, src, pl, pc);
-        }
+    int crc = engine_result_create(0, NULL, NULL, &r, err);
+    if (!crc && to_s3 && (crc = staging_create(&staging, err)) != SQE_OK) {
+        sqe_result_destroy(r);
+        crc = at_position(err, crc, pl, pc);
+    }
+    if (crc) {
+        free(target);
+        io_identity_unref(id);
+        return crc;
     }
     bound_query bq;
     copy_sink sink = {NULL};
@@ -239,8 +260,8 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
         const char **names = NULL;
         rc = unique_names(&r->arena, n, bq.names, &names, err);
         if (!rc)
-            rc = pq_writer_open(to_s3 ? staging.file : path, n, names, types, &o, &r->tracker, &w,
-                                err);
+            rc = pq_writer_open(to_s3 ? staging.file : target, n, names, types, &o, &r->tracker,
+                                &w, err);
         /* I/O errors point at the file name, type errors at the statement */
         bool io = rc == SQE_ERR_IO_ERROR;
         rc = at_position(err, rc, io ? pl : st->line, io ? pc : st->col);
@@ -261,9 +282,11 @@ int engine_copy(sqe_conn *conn, const sql_stmt *st, const vec *const *params, ui
     }
     if (to_s3) {
         /* a failed upload leaves nothing at the key (io_s3_upload_file aborts multipart) */
-        if (!rc) rc = at_position(err, io_s3_upload_file(staging.file, path, NULL, err), pl, pc);
+        if (!rc) rc = at_position(err, io_upload_as(staging.file, target, id, err), pl, pc);
         staging_remove(&staging);
     }
+    free(target);
+    io_identity_unref(id);
     sqe_result_destroy(r);
     SQE_TRY(rc);
     return engine_result_count((int64_t)rows, out, err);

@@ -1,12 +1,16 @@
 /*
  * db.c: databases and sessions of the public API.
  *
- * INTERFACE: sqe_db_open, sqe_db_close, sqe_connect, sqe_disconnect, sqe_version,
- *   engine_bind_env.
+ * INTERFACE: sqe_db_open, sqe_db_close, sqe_db_set_path_policy, sqe_db_set_limits,
+ *   sqe_connect, sqe_disconnect, sqe_version, engine_bind_env, db_user_memory_acquire,
+ *   db_user_memory_release.
  * NOTES: the embedded database has an in-memory catalog "memory" with a schema "default" and,
  * with opts->warehouse, an Iceberg catalog ("iceberg" unless named) over that warehouse, listed
  * first; sessions start in the first catalog's schema "default". The thread pool is sized to the
- * cores (or opts->threads).
+ * cores (or opts->threads). Memory: a query's tracker has the per-query limit and is charged
+ * to its user's tracker (when the server set a per-user limit) and then to the database's
+ * (the server's total). A session runs as the OS user ($USER, method "none") until a front
+ * end gives it the authenticated caller (sqe_conn_set_principal).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,8 @@
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "func/func.h"
+#include "io/path_policy.h"
+#include "sqe/sqe_values.h"
 #include "types/tz.h"
 
 const char *sqe_version(void) { return SQE_VERSION; }
@@ -75,8 +81,58 @@ int sqe_db_open(const sqe_db_options *opts, sqe_db **out, sqe_error *err) {
     return SQE_OK;
 }
 
+void sqe_db_set_limits(sqe_db *db, const sqe_db_limits *limits) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    int64_t ram = pages > 0 && page > 0 ? (int64_t)pages * page : (int64_t)8 << 30;
+    db->tracker.limit = limits->memory_total > 0 ? limits->memory_total : ram / 10 * 8;
+    db->tracker.label = "server ([coordinator] memory_limit)";
+    if (limits->memory_per_query > 0) db->query_memory_limit = limits->memory_per_query;
+    db->user_memory_limit = limits->memory_per_user > 0 ? limits->memory_per_user : 0;
+    db->max_result_rows = limits->max_result_rows > 0 ? limits->max_result_rows : 0;
+}
+
+user_memory *db_user_memory_acquire(sqe_db *db, const char *user) {
+    if (db->user_memory_limit <= 0 || !user) return NULL;
+    pthread_mutex_lock(&db->lock);
+    user_memory *um = db->users;
+    while (um && strcmp(um->user, user) != 0) um = um->next;
+    if (!um && (um = calloc(1, sizeof *um)) != NULL) {
+        if (!(um->user = strdup(user))) {
+            free(um);
+            um = NULL;
+        } else {
+            mem_tracker_init(&um->tracker, "per-user ([query] per_user_memory)",
+                             db->user_memory_limit, &db->tracker);
+            um->next = db->users;
+            db->users = um;
+        }
+    }
+    if (um) um->refs++;
+    pthread_mutex_unlock(&db->lock);
+    return um;
+}
+
+void db_user_memory_release(sqe_db *db, user_memory *um) {
+    if (!um) return;
+    pthread_mutex_lock(&db->lock);
+    if (--um->refs == 0) {
+        user_memory **pp = &db->users;
+        while (*pp && *pp != um) pp = &(*pp)->next;
+        if (*pp) *pp = um->next;
+        free(um->user);
+        free(um);
+    }
+    pthread_mutex_unlock(&db->lock);
+}
+
+void sqe_db_set_path_policy(sqe_db *db, struct path_policy *policy) {
+    path_policy_destroy(db->paths);
+    db->paths = policy;
+}
+
 void sqe_db_close(sqe_db *db) {
     if (!db) return;
+    path_policy_destroy(db->paths);
     for (uint32_t i = 0; i < db->n_catalogs; i++) catalog_destroy(db->catalogs[i]);
     free(db->catalogs);
     if (db->pool) exec_pool_destroy(db->pool);
@@ -91,12 +147,14 @@ int sqe_connect(sqe_db *db, sqe_conn **out, sqe_error *err) {
     c->catalog = strdup(db->catalogs[0]->name);
     c->schema = strdup("default");
     const char *user = getenv("USER");
-    c->user = strdup(user && *user ? user : "sqe");
     c->time_zone = tz_system_default();
     c->join_reorder = true;
-    if (!c->catalog || !c->schema || !c->user) {
+    int rc = c->catalog && c->schema ? sqe_principal_for_user(user && *user ? user : "sqe",
+                                                              SQE_AUTH_NONE, &c->principal, err)
+                                     : err_nomem(err, "session");
+    if (rc) {
         sqe_disconnect(c);
-        return err_nomem(err, "session");
+        return rc;
     }
     *out = c;
     return SQE_OK;
@@ -114,7 +172,7 @@ void sqe_disconnect(sqe_conn *conn) {
     }
     free(conn->catalog);
     free(conn->schema);
-    free(conn->user);
+    sqe_principal_unref(conn->principal);
     free(conn);
 }
 
@@ -125,6 +183,7 @@ void engine_bind_env(sqe_conn *conn, bind_env *env) {
     env->catalog = conn->catalog;
     env->schema = conn->schema;
     env->session_zone = conn->time_zone;
-    env->user = conn->user;
-    env->allow_local_files = true;
+    env->user = conn->principal->user;
+    env->principal = conn->principal;
+    env->paths = conn->db->paths;
 }

@@ -18,10 +18,12 @@
 
 #include <strings.h>
 
+#include "common/config.h"
 #include "engine/engine.h"
 #include "types/tz.h"
 
-static int ok_result(sqe_result **out, sqe_error *err) { return engine_result_create(0, NULL, NULL, out, err); }
+static int ok_result(sqe_result **out, sqe_error *err) { return engine_result_create(0, NULL, NULL,
+                     out, err); }
 
 static int resolve_table(sqe_conn *conn, const sql_qname *name, catalog **cat, const char **schema,
                          const char **table, sqe_error *err) {
@@ -58,7 +60,7 @@ static int view_instead(catalog *cat, const char *schema, const char *name, cons
 static int get_table_at(sqe_conn *conn, const sql_qname *qn, const char *on_view, catalog **cat,
                         const char **schema, const char **name, cat_table **t, sqe_error *err) {
     SQE_TRY(resolve_table(conn, qn, cat, schema, name, err));
-    int rc = catalog_get_table(*cat, *schema, *name, t, err);
+    int rc = catalog_get_table(*cat, conn->principal, *schema, *name, t, err);
     if (rc) {
         at_name(err, qn);
         rc = view_instead(*cat, *schema, *name, qn, on_view, rc, err);
@@ -123,7 +125,8 @@ static int insert_projection(void *ud, plan_ctx *pc, bound_query *bq, sqe_error 
 }
 
 /* Runs q and appends its rows to it->table (committed only if everything succeeds). */
-static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it, const vec *const *params,
+static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it,
+                       const vec *const *params,
                        uint32_t n_params, int64_t *rows, cat_append *keep, sqe_error *err) {
     sqe_result *r;
     SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
@@ -145,7 +148,8 @@ static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it, co
         int frc = engine_ice_insert_finish(ins, rc == SQE_OK, rows, rc ? NULL : err);
         return rc ? rc : frc;
     }
-    int rc = engine_plan_query_hook(conn, q, params, n_params, false, insert_projection, it, r, &bq, err);
+    int rc = engine_plan_query_hook(conn, q, params, n_params, false, insert_projection, it, r,
+                                    &bq, err);
     cat_append ap;
     cat_append_init(&ap, it->table);
     while (!rc) {
@@ -165,13 +169,14 @@ static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it, co
     return rc;
 }
 
-static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                     uint32_t n_params,
                      sqe_result **out, sqe_error *err) {
     catalog *cat;
     const char *schema, *name;
     SQE_TRY(resolve_table(conn, &st->u.insert.table, &cat, &schema, &name, err));
     cat_table *t;
-    int rc = catalog_get_table(cat, schema, name, &t, err);
+    int rc = catalog_get_table(cat, conn->principal, schema, name, &t, err);
     if (rc) {
         if (err) {
             err->line = st->u.insert.table.parts[0].line;
@@ -224,7 +229,8 @@ static int create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
         cols[i].not_null = d->not_null;
         cols[i].comment = (char *)d->comment;
         if (type_parse(d->type.text, strlen(d->type.text), &cols[i].type) != 0)
-            rc = err_set_at(err, SQE_ERR_TYPE_NOT_FOUND, d->type.line, d->type.col, "Unknown type '%s' for column '%s'",
+            rc = err_set_at(err, SQE_ERR_TYPE_NOT_FOUND, d->type.line, d->type.col,
+                            "Unknown type '%s' for column '%s'",
                             d->type.text, d->name.text);
         for (uint32_t j = 0; !rc && j < i; j++)
             if (strcmp(cols[j].name, cols[i].name) == 0)
@@ -244,12 +250,14 @@ static int create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
         return ok_result(out, err);
     }
     if (!rc && st->u.create_table.props.n)
-        rc = err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY, st->u.create_table.props.items[0].name.line,
+        rc = err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY,
+                        st->u.create_table.props.items[0].name.line,
                         st->u.create_table.props.items[0].name.col,
                         "Catalog 'memory' table property '%s' does not exist",
                         st->u.create_table.props.items[0].name.text);
     if (!rc)
-        rc = catalog_create_table(cat, schema, name, cols, n, st->u.create_table.if_not_exists, NULL, err);
+        rc = catalog_create_table(cat, schema, name, cols, n, st->u.create_table.if_not_exists,
+                                  NULL, err);
     if (rc && err && !err->line) {
         err->line = st->u.create_table.name.parts[0].line;
         err->column = st->u.create_table.name.parts[0].col;
@@ -275,7 +283,8 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     const char *schema, *name;
     SQE_TRY(resolve_table(conn, &st->u.create_table_as.name, &cat, &schema, &name, err));
     if (st->u.create_table_as.props.n && !cat->iceberg)
-        return err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY, st->u.create_table_as.props.items[0].name.line,
+        return err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY,
+                          st->u.create_table_as.props.items[0].name.line,
                           st->u.create_table_as.props.items[0].name.col,
                           "Catalog 'memory' table property '%s' does not exist",
                           st->u.create_table_as.props.items[0].name.text);
@@ -314,11 +323,12 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     bool exists = false;
     if (!rc) {
         cat_table *existing;
-        exists = catalog_get_table(cat, schema, name, &existing, NULL) == SQE_OK;
+        exists = catalog_get_table(cat, conn->principal, schema, name, &existing, NULL) == SQE_OK;
         if (exists) {
             cat_table_unref(existing);
             if (!st->u.create_table_as.if_not_exists)
-                rc = err_set_at(err, SQE_ERR_ALREADY_EXISTS, st->u.create_table_as.name.parts[0].line,
+                rc = err_set_at(err, SQE_ERR_ALREADY_EXISTS,
+                                st->u.create_table_as.name.parts[0].line,
                                 st->u.create_table_as.name.parts[0].col, "Table '%s.%s.%s' already exists",
                                 cat->name, schema, name);
         }
@@ -328,7 +338,7 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
         bool created = false;
         rc = engine_ice_create_table(conn, cat, schema, name, cols, n, &st->u.create_table_as.props,
                                      params, n_params, false, &created, err);
-        if (!rc) rc = catalog_get_table(cat, schema, name, &t, err);
+        if (!rc) rc = catalog_get_table(cat, conn->principal, schema, name, &t, err);
         if (rc && err && !err->line) {
             err->line = st->u.create_table_as.name.parts[0].line;
             err->column = st->u.create_table_as.name.parts[0].col;
@@ -346,11 +356,12 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     int64_t rows = 0;
     if (st->u.create_table_as.with_data) {
         insert_target it = {t, NULL, t->n_columns, st->line, st->col};
-        rc = insert_rows(conn, st->u.create_table_as.query, &it, params, n_params, &rows, NULL, err);
+        rc = insert_rows(conn, st->u.create_table_as.query, &it, params, n_params, &rows, NULL,
+                         err);
     }
     cat_table_unref(t);
     if (rc) {
-        catalog_drop_table(cat, schema, name, true, NULL);
+        catalog_drop_table(cat, conn->principal, schema, name, true, NULL);
         return rc;
     }
     return engine_result_count(rows, out, err);
@@ -369,12 +380,12 @@ static int create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                           "Parameters are not allowed in a view definition");
     /* Name conflicts first, as they are cheaper than the query (re-checked on creation). */
-    if (!catalog_has_schema(cat, schema))
+    if (!catalog_has_schema(cat, conn->principal, schema))
         return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, qn->parts[0].line, qn->parts[0].col,
                           "Schema '%s' does not exist", schema);
     cat_table *t;
     cat_view *v;
-    if (catalog_get_table(cat, schema, name, &t, NULL) == SQE_OK) {
+    if (catalog_get_table(cat, conn->principal, schema, name, &t, NULL) == SQE_OK) {
         cat_table_unref(t);
         return err_set_at(err, SQE_ERR_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
                           "Table '%s.%s.%s' already exists", cat->name, schema, name);
@@ -457,7 +468,8 @@ static int rewrite_table(sqe_conn *conn, cat_table *t, sql_query *q, const vec *
     return cat_append_commit(&ap, err);
 }
 
-static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                     uint32_t n_params,
                      sqe_result **out, sqe_error *err) {
     catalog *cat;
     const char *schema, *name;
@@ -501,7 +513,8 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     return engine_result_count((int64_t)(before - after), out, err);
 }
 
-static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,
+static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                     uint32_t n_params,
                      sqe_result **out, sqe_error *err) {
     catalog *cat;
     const char *schema, *name;
@@ -647,8 +660,14 @@ static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
     }
     if (!rc) {
         if (strcmp(name, "threads") == 0 || strcmp(name, "task_concurrency") == 0) {
-            if (!reset && (ival < 1 || ival > 1024))
-                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "threads must be between 1 and 1024");
+            /* a session may use fewer of the server's threads, never more */
+            if (!reset && ival < 1)
+                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "%s must be at least 1", name);
+            else if (!reset && ival > (int64_t)conn->db->threads)
+                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
+                             "%s = %lld is more than the server's limit of %u threads "
+                             "([coordinator] threads); a session can only lower it",
+                             name, (long long)ival, conn->db->threads);
             else
                 conn->threads = reset ? 0 : (uint32_t)ival;
         } else if (strcmp(name, "query_max_memory") == 0) {
@@ -668,11 +687,20 @@ static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
                     x = (double)ival;
                     mult = 1;
                 }
+                double bytes = x * mult;
+                char lim[64];
+                config_format_size(conn->db->query_memory_limit, lim, sizeof lim);
                 if (mult < 0 || x <= 0)
                     rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
                                  "Invalid value for query_max_memory: '%s' (use e.g. '512MB')", text);
+                else if (bytes > (double)conn->db->query_memory_limit)
+                    /* a session may ask for less memory than the server allows, never more */
+                    rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
+                                 "query_max_memory = '%s' is more than the server's limit of %s "
+                                 "per query ([query] memory_limit); a session can only lower it",
+                                 text[0] ? text : "(number)", lim);
                 else
-                    conn->query_max_memory = (int64_t)(x * mult);
+                    conn->query_max_memory = (int64_t)bytes;
             }
         } else if (strcmp(name, "join_reordering_strategy") == 0) {
             conn->join_reorder = reset || strcasecmp(text, "NONE") != 0;
@@ -681,11 +709,13 @@ static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
             if (reset)
                 conn->time_zone = 0;
             else if (tz_lookup(text, strlen(text), &key) != 0)
-                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "Time zone not supported: %s", text);
+                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "Time zone not supported: %s",
+                             text);
             else
                 conn->time_zone = key;
         } else {
-            rc = err_set_at(err, SQE_ERR_INVALID_SESSION_PROPERTY, n->parts[0].line, n->parts[0].col,
+            rc = err_set_at(err, SQE_ERR_INVALID_SESSION_PROPERTY, n->parts[0].line,
+                            n->parts[0].col,
                             "Session property '%s' does not exist", n->parts[n->n_parts - 1].text);
         }
     }
@@ -700,8 +730,9 @@ static int use_schema(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
     catalog *cat;
     const char *schema;
     SQE_TRY(bind_resolve_schema_name(&env, &st->u.use, &cat, &schema, err));
-    if (!catalog_has_schema(cat, schema))
-        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, st->u.use.parts[0].line, st->u.use.parts[0].col,
+    if (!catalog_has_schema(cat, conn->principal, schema))
+        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, st->u.use.parts[0].line,
+                          st->u.use.parts[0].col,
                           "Schema does not exist: %s.%s", cat->name, schema);
     char *c = strdup(cat->name), *s = strdup(schema);
     if (!c || !s) {
@@ -725,11 +756,13 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
     switch (st->kind) {
     case SQL_STMT_CREATE_SCHEMA:
         SQE_TRY(bind_resolve_schema_name(&env, &st->u.create_schema.name, &cat, &schema, err));
-        SQE_TRY(catalog_create_schema(cat, schema, st->u.create_schema.if_not_exists, err));
+        SQE_TRY(catalog_create_schema(cat, conn->principal, schema,
+                st->u.create_schema.if_not_exists, err));
         return ok_result(out, err);
     case SQL_STMT_DROP_SCHEMA:
         SQE_TRY(bind_resolve_schema_name(&env, &st->u.drop.name, &cat, &schema, err));
-        SQE_TRY(catalog_drop_schema(cat, schema, st->u.drop.if_exists, st->u.drop.cascade, err));
+        SQE_TRY(catalog_drop_schema(cat, conn->principal, schema, st->u.drop.if_exists,
+                st->u.drop.cascade, err));
         return ok_result(out, err);
     case SQL_STMT_CREATE_TABLE:
         return create_table(conn, st, out, err);
@@ -741,7 +774,8 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         return drop_view(conn, st, out, err);
     case SQL_STMT_DROP_TABLE:
         SQE_TRY(resolve_table(conn, &st->u.drop.name, &cat, &schema, &name, err));
-        if (catalog_drop_table(cat, schema, name, st->u.drop.if_exists, err) != SQE_OK) {
+        if (catalog_drop_table(cat, conn->principal, schema, name, st->u.drop.if_exists,
+            err) != SQE_OK) {
             at_name(err, &st->u.drop.name);
             return err ? err->code : SQE_ERR_TABLE_NOT_FOUND;
         }
@@ -777,7 +811,7 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
     case SQL_STMT_ALTER_TABLE: {
         cat_table *t;
         int rc = resolve_table(conn, &st->u.alter.table, &cat, &schema, &name, err);
-        if (!rc) rc = catalog_get_table(cat, schema, name, &t, err);
+        if (!rc) rc = catalog_get_table(cat, conn->principal, schema, name, &t, err);
         if (rc) {
             if (rc == SQE_ERR_TABLE_NOT_FOUND && st->u.alter.if_exists) return ok_result(out, err);
             at_name(err, &st->u.alter.table);
@@ -791,6 +825,7 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         return ok_result(out, err);
     }
     default:
-        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col, "Statement is not supported");
+        return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
+                          "Statement is not supported");
     }
 }

@@ -15,13 +15,29 @@
 #include "exec/exec.h"
 #include "sql/sql.h"
 
+/* The memory all running queries of one user hold together ([query] per_user_memory): a
+ * tracker between the queries' trackers and the database's, shared while any query of the user
+ * runs (db_user_memory_acquire / _release). */
+typedef struct user_memory {
+    char *user;
+    mem_tracker tracker;
+    uint32_t refs;             /* guarded by the database's lock */
+    struct user_memory *next;
+} user_memory;
+
 struct sqe_db {
     catalog **catalogs;
     uint32_t n_catalogs;
     exec_pool *pool;
     uint32_t threads;
-    mem_tracker tracker;       /* everything the database holds (tables, running queries) */
-    int64_t query_memory_limit;
+    mem_tracker tracker;       /* everything the database holds (tables, running queries);
+                                  limit: sqe_db_set_limits memory_total */
+    int64_t query_memory_limit;/* per query, the ceiling of SET SESSION query_max_memory */
+    int64_t user_memory_limit; /* per user ([query] per_user_memory); 0 = none */
+    int64_t max_result_rows;   /* rows a result may hand to the client; 0 = no limit */
+    user_memory *users;        /* users with running queries (guarded by lock) */
+    struct path_policy *paths; /* what SQL may read and write of files and object stores
+                                  (io/path_policy.h; owned); NULL: everything (embedded) */
     pthread_mutex_t lock;
 };
 
@@ -40,7 +56,9 @@ struct sqe_conn {
     int32_t time_zone;
     bool join_reorder;
     prepared *prepared;
-    char *user;
+    sqe_principal *principal;  /* who the session's statements run as (a reference, never
+                                  NULL): the OS user for the embedded shell, the authenticated
+                                  caller in the server (sqe_conn_set_principal) */
     volatile int *cancel;      /* non-zero cancels the running query (exec_options.cancel) */
 };
 
@@ -62,6 +80,10 @@ struct sqe_result {
     bool has_plan;
     arena ast_arena;           /* the statement's AST, which plan names may point into */
     bool has_ast;
+    user_memory *user_mem;     /* the user tracker r->tracker is charged to, or NULL */
+    sqe_db *db;                /* for user_mem */
+    int64_t row_limit;         /* max rows sqe_result_next hands out (0 = none) */
+    int64_t rows_out;
     /* ... or from materialized chunks (SHOW, EXPLAIN) */
     vec_chunk **chunks;
     uint32_t n_chunks, next_chunk;
@@ -81,6 +103,11 @@ int engine_result_set_update_count(sqe_result *r, int64_t n);
 /* The answer of a statement that changed rows (INSERT, DELETE, COPY, ...): one BIGINT column
  * "rows" holding n, and update count n. On error *out is NULL. */
 int engine_result_count(int64_t n, sqe_result **out, sqe_error *err);
+
+/* The per-user tracker of user (created on first use; a reference), or NULL when the database
+ * has no per-user limit or on out of memory (the query then runs without that level). */
+user_memory *db_user_memory_acquire(sqe_db *db, const char *user);
+void db_user_memory_release(sqe_db *db, user_memory *um);
 
 /* The binder environment of a session. */
 void engine_bind_env(sqe_conn *conn, bind_env *env);

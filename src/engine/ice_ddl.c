@@ -11,6 +11,9 @@
  *   Iceberg table properties); a property whose name contains a dot ("write.delete.mode") is an
  *   Iceberg table property as written. Partition field names follow Iceberg Java: identity keeps
  *   the column name, others append _bucket, _trunc, _year, _month, _day, _hour, _null.
+ *   A location the statement names (location, write.data.path, write.metadata.path, ...) must
+ *   pass the database's path policy for writing (io/path_policy.h): in the server, SQL cannot
+ *   make the engine write table files where [storage.tvf] does not allow it.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include "common/random.h"
 #include "engine/engine.h"
 #include "engine/ice_write_int.h"
+#include "io/path_policy.h"
 #include "vec/vec_format.h"
 
 /* Evaluates a property value to a constant vector (row 0). */
@@ -108,6 +112,33 @@ static int bad_prop(const sql_property *p, sqe_error *err, const char *why) {
                       "Invalid value for table property '%s': %s", p->name.text, why);
 }
 
+/* Iceberg table properties that say where files are written. */
+static bool is_location_property(const char *key) {
+    static const char *const keys[] = {"write.data.path", "write.metadata.path",
+                                       "write.object-storage.path", "write.folder-storage.path"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(key, keys[i])) return true;
+    return false;
+}
+
+/* A location the statement names (location, write.data.path, ...) is where files will be
+ * written as this session: it must pass the database's path policy like a COPY target (in the
+ * server only places [storage.tvf] allows; the catalog's default locations need no check). */
+static int check_locations(sqe_conn *conn, const sql_property *p, const ice_table_def *d,
+                           sqe_error *err) {
+    int rc = SQE_OK;
+    if (!strcmp(p->name.name, "location") && d->location)
+        rc = path_policy_check_dir(conn->db->paths, conn->principal, d->location, err);
+    for (uint32_t i = 0; !rc && i < d->n_props; i++)
+        if (is_location_property(d->props[i].key))
+            rc = path_policy_check_dir(conn->db->paths, conn->principal, d->props[i].value, err);
+    if (rc && err && !err->line) {
+        err->line = p->name.line;
+        err->column = p->name.col;
+    }
+    return rc;
+}
+
 int engine_ice_read_properties(sqe_conn *conn, plan_ctx *pctx, const sql_property_list *props,
                            const vec *const *params, uint32_t n_params, ice_table_def *d,
                            sqe_error *err) {
@@ -177,6 +208,7 @@ int engine_ice_read_properties(sqe_conn *conn, plan_ctx *pctx, const sql_propert
                               "Catalog 'iceberg' table property '%s' does not exist",
                               p->name.text);
         }
+        SQE_TRY(check_locations(conn, p, d, err));
     }
     return SQE_OK;
 }
@@ -368,11 +400,13 @@ int engine_ice_create_table(sqe_conn *conn, catalog *cat, const char *schema, co
     ice_table_def d;
     memset(&d, 0, sizeof d);
     d.a = &a;
-    int rc = props ? engine_ice_read_properties(conn, &pctx, props, params, n_params, &d, err) : SQE_OK;
+    int rc = props ? engine_ice_read_properties(conn, &pctx, props, params, n_params, &d,
+                                                err) : SQE_OK;
     if (!rc) rc = add_prop(&d, "write.parquet.compression-codec", "zstd", err);
     ice_metadata *m = NULL;
     if (!rc) rc = build_metadata(&a, cols, n, &d, &m, err);
-    if (!rc) rc = catalog_iceberg_create_table(cat, schema, name, m, if_not_exists, created, err);
+    if (!rc) rc = catalog_iceberg_create_table(cat, conn->principal, schema, name, m,
+        if_not_exists, created, err);
     plan_ctx_destroy(&pctx);
     arena_destroy(&a);
     return rc;

@@ -1133,12 +1133,12 @@ int engine_ice_call(sqe_conn *conn, const sql_stmt *st, const vec *const *params
     const sql_expr *table_expr;
     int rc = bind_args(&c, &schema, &table, &table_expr, err);
     if (!rc) {
-        rc = catalog_get_table(cat, schema, table, &c.t, err);
+        rc = catalog_get_table(cat, conn->principal, schema, table, &c.t, err);
         if (rc == SQE_ERR_TABLE_NOT_FOUND || rc == SQE_ERR_SCHEMA_NOT_FOUND) {
             char *ls = lower(&c.a, schema), *lt = lower(&c.a, table);
             if (ls && lt && (strcmp(ls, schema) || strcmp(lt, table))) {
                 sqe_error e2 = {0};
-                if (!catalog_get_table(cat, ls, lt, &c.t, &e2)) rc = SQE_OK;
+                if (!catalog_get_table(cat, conn->principal, ls, lt, &c.t, &e2)) rc = SQE_OK;
             }
         }
         if (rc && err && !err->line && table_expr) {

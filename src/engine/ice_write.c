@@ -48,7 +48,7 @@ static int retry_wait(catalog *cat, cat_table **t, int64_t *wait, int64_t max_wa
     sleep_ms(*wait + (int64_t)(jitter % (uint32_t)(*wait + 1)));
     *wait = *wait * 2 > max_wait ? max_wait : *wait * 2;
     cat_table *fresh;
-    SQE_TRY(catalog_get_table(cat, (*t)->schema, (*t)->name, &fresh, err));
+    SQE_TRY(catalog_get_table(cat, (*t)->ice->principal, (*t)->schema, (*t)->name, &fresh, err));
     cat_table_unref(*t);
     *t = fresh;
     return SQE_OK;

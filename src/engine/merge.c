@@ -660,7 +660,7 @@ static int merge_target(sqe_conn *conn, const sql_qname *qn, cat_table **t, sqe_
     catalog *cat;
     const char *schema, *name;
     int rc = bind_resolve_table_name(&env, qn, &cat, &schema, &name, err);
-    if (!rc) rc = catalog_get_table(cat, schema, name, t, err);
+    if (!rc) rc = catalog_get_table(cat, conn->principal, schema, name, t, err);
     if (rc == SQE_ERR_TABLE_NOT_FOUND) {
         cat_view *v;
         if (catalog_get_view(cat, schema, name, &v, NULL) == SQE_OK) {

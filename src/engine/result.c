@@ -7,6 +7,8 @@
  *   sqe_result_destroy, sqe_chunk_row_count, sqe_chunk_is_null, sqe_chunk_format.
  * NOTES: a query result streams chunks from its exec_query and owns the query's arena, plan and
  * memory tracker until destroyed; results of SHOW and EXPLAIN are small and held as chunks.
+ * A query result hands out at most row_limit rows ([query] max_result_rows in the server): the
+ * chunk that would go past it is an EXCEEDED_RESULT_ROWS_LIMIT error instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +146,12 @@ int sqe_result_next(sqe_result *res, const sqe_chunk **out, sqe_error *err) {
             if (!c) return SQE_OK;
             if (c->count > 0) break;
         }
+        if (res->row_limit > 0 && res->rows_out + (int64_t)c->count > res->row_limit)
+            return err_set(err, SQE_ERR_EXCEEDED_RESULT_ROWS_LIMIT,
+                           "Query exceeded the maximum result size of %lld rows ([query] "
+                           "max_result_rows); add a LIMIT or aggregate",
+                           (long long)res->row_limit);
+        res->rows_out += (int64_t)c->count;
         res->current.chunk = c;
         *out = &res->current;
         return SQE_OK;
@@ -165,6 +173,7 @@ void sqe_result_destroy(sqe_result *res) {
         plan_ctx_destroy(&res->pctx);
         arena_destroy(&res->arena);
     }
+    db_user_memory_release(res->db, res->user_mem); /* after everything charged to it */
     if (res->has_ast) arena_destroy(&res->ast_arena);
     for (uint32_t i = 0; i < res->n_chunks; i++) {
         vec_chunk_destroy(res->chunks[i]);

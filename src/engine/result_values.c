@@ -3,7 +3,8 @@
  * (include/sqe/sqe_values.h).
  *
  * INTERFACE: sqe_result_column_sqe_type, sqe_chunk_column, sqe_conn_catalog, sqe_conn_schema,
- *   sqe_conn_set_catalog_schema, sqe_conn_set_user, sqe_conn_set_time_zone,
+ *   sqe_conn_set_catalog_schema, sqe_conn_set_user, sqe_conn_set_principal, sqe_conn_principal,
+ *   sqe_conn_set_time_zone,
  *   sqe_conn_prepared_put, sqe_conn_prepared_text.
  * NOTES: the setters mirror what USE, SET SESSION time_zone and PREPARE do in ddl.c and
  * statement.c, minus the SQL: a protocol server restores a client's session from its request
@@ -52,12 +53,21 @@ int sqe_conn_set_catalog_schema(sqe_conn *conn, const char *catalog_name,
 }
 
 int sqe_conn_set_user(sqe_conn *conn, const char *user, sqe_error *err) {
-    char *u = strdup(user ? user : "");
-    if (!u) return err_nomem(err, "session");
-    free(conn->user);
-    conn->user = u;
+    sqe_principal *p;
+    SQE_TRY(sqe_principal_for_user(user, SQE_AUTH_NONE, &p, err));
+    sqe_principal_unref(conn->principal);
+    conn->principal = p;
     return SQE_OK;
 }
+
+void sqe_conn_set_principal(sqe_conn *conn, const struct sqe_principal *principal) {
+    if (!principal) return;
+    sqe_principal *p = sqe_principal_ref(principal);
+    sqe_principal_unref(conn->principal);
+    conn->principal = p;
+}
+
+const struct sqe_principal *sqe_conn_principal(const sqe_conn *conn) { return conn->principal; }
 
 int sqe_conn_set_time_zone(sqe_conn *conn, const char *zone, sqe_error *err) {
     int32_t key;

@@ -87,7 +87,7 @@ static int show_schemas(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
     arena_init(&a, NULL);
     char **own = NULL;
     uint32_t n_own = 0;
-    int rc = cat ? catalog_list_schemas(cat, &a, &own, &n_own, err) : SQE_OK;
+    int rc = cat ? catalog_list_schemas(cat, conn->principal, &a, &own, &n_own, err) : SQE_OK;
     const char *const *virt;
     uint32_t n_virt = sys_schema_names(cat_name, &virt);
     const char **names = rc ? NULL : ARENA_ARRAY(&a, const char *, n_own + n_virt + 1);
@@ -146,7 +146,7 @@ static int show_tables(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
     arena_init(&a, NULL);
     char **names;
     uint32_t n;
-    int rc = catalog_list_tables(cat, schema, &a, &names, &n, err);
+    int rc = catalog_list_tables(cat, conn->principal, schema, &a, &names, &n, err);
     if (rc && err && !err->line && st->u.show.target) {
         err->line = st->u.show.target->parts[0].line;
         err->column = st->u.show.target->parts[0].col;
@@ -170,7 +170,7 @@ static int get_relation(sqe_conn *conn, const sql_qname *name, bool want_view, c
     catalog *cat;
     const char *schema, *table;
     SQE_TRY(bind_resolve_table_name(&env, name, &cat, &schema, &table, err));
-    int rc = catalog_get_table(cat, schema, table, t, err);
+    int rc = catalog_get_table(cat, conn->principal, schema, table, t, err);
     if (rc == SQE_ERR_TABLE_NOT_FOUND) {
         int view_rc = catalog_get_view(cat, schema, table, v, want_view ? err : NULL);
         if (view_rc == SQE_OK || want_view) rc = view_rc;

@@ -73,7 +73,11 @@ static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
                       sqe_error *err) {
     sqe_db *db = conn->db;
     int64_t limit = conn->query_max_memory ? conn->query_max_memory : db->query_memory_limit;
-    mem_tracker_init(&r->tracker, "query", limit, &db->tracker);
+    r->db = db;
+    r->user_mem = db_user_memory_acquire(db, conn->principal->user);
+    mem_tracker_init(&r->tracker, "query", limit,
+                     r->user_mem ? &r->user_mem->tracker : &db->tracker);
+    r->row_limit = db->max_result_rows;
     arena_init(&r->arena, NULL);
     plan_ctx_init(&r->pctx, &r->arena, &r->tracker);
     r->has_plan = true;
@@ -483,7 +487,7 @@ static void infer_insert(param_infer *pi, const bind_env *env, const sql_stmt *s
     const char *schema, *name;
     cat_table *t;
     if (bind_resolve_table_name(env, &st->u.insert.table, &cat, &schema, &name, NULL) ||
-        catalog_get_table(cat, schema, name, &t, NULL))
+        catalog_get_table(cat, env->principal, schema, name, &t, NULL))
         return;
     const sql_ident_list *cl = &st->u.insert.columns;
     for (uint32_t j = 0; j < root->n_out; j++) {

@@ -12,7 +12,8 @@
  * Whose credentials: the plain functions reach object stores with the process-wide environment
  * context (io_s3.h); the *_as variants take an io_identity (one user's object-store
  * credentials and endpoint, io_identity.c) and use it for "s3://" locations (local paths are
- * unaffected). A NULL identity means the environment context, so `f(x)` == `f_as(x, NULL)`.
+ * unaffected). A NULL identity means the environment context, so `f(x)` == `f_as(x, NULL)`;
+ * in `sqe serve` that context has no credentials (io_forbid_ambient_credentials).
  */
 #ifndef SQE_IO_IO_H
 #define SQE_IO_IO_H
@@ -50,6 +51,13 @@ int io_read(io_file *f, uint64_t off, size_t len, void *buf, sqe_error *err);
  * malloc'ed strings, freed with io_paths_free. No match is NOT_FOUND naming the pattern. */
 int io_glob(const char *pattern, char ***paths, uint32_t *n_paths, sqe_error *err);
 void io_paths_free(char **paths, uint32_t n_paths);
+
+/* From now on an object-store call without an identity (NULL) has no credentials at all: the
+ * request is refused before it is sent ("No S3 credentials"), never signed with the process's
+ * environment (SQE_S3_ACCESS_KEY_ID, ...). Endpoint and tuning settings still apply. Cannot be
+ * undone. `sqe serve` calls it at startup (io_s3.c), so a session that has no identity of its
+ * own gets nothing; the embedded shell does not (the user's own process, own credentials). */
+void io_forbid_ambient_credentials(void);
 
 /* ---- identities (io_identity.c) ------------------------------------------------------------- */
 

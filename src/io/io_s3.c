@@ -4,11 +4,13 @@
  * INTERFACE: io_s3_is_uri, io_s3_parse_uri, io_s3_env_context, io_s3_object_open,
  *            io_s3_object_open_known, io_s3_object_read, io_s3_object_read_many,
  *            io_s3_object_close, io_s3_glob,
- *            io_s3_write_new, io_s3_remove, io_s3_upload_file.
+ *            io_s3_write_new, io_s3_remove, io_s3_upload_file;
+ *            io_forbid_ambient_credentials (io.h).
  * NOTES: the environment context is built under pthread_once and lives until exit (its client
- * keeps the pooled connections). An object's version is FNV-1a of its ETag, so a rewritten
- * object invalidates footer caches as an mtime change does locally. Glob matching uses
- * fnmatch(3) with FNM_PATHNAME on the key, mirroring glob(3) on local paths.
+ * keeps the pooled connections); after io_forbid_ambient_credentials, io_s3_env_context hands
+ * out its twin with the same client and no credentials. An object's version is FNV-1a of its
+ * ETag, so a rewritten object invalidates footer caches as an mtime change does locally. Glob
+ * matching uses fnmatch(3) with FNM_PATHNAME on the key, mirroring glob(3) on local paths.
  * Reads: ranges closer than SQE_S3_COALESCE_BYTES (256 KiB) are merged into one GET (the gap
  * is read and dropped: on S3 a request costs far more than a few hundred KiB of transfer);
  * reads larger than SQE_S3_SPLIT_BYTES (8 MiB) are cut into parts of that size; all GETs of a
@@ -20,6 +22,7 @@
 
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +66,8 @@ int io_s3_parse_uri(const char *uri, char **bucket, char **key, sqe_error *err) 
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static io_s3_context env_ctx;
+static io_s3_context env_anonymous;      /* env_ctx's client, no credentials */
+static atomic_bool ambient_forbidden;    /* io_forbid_ambient_credentials was called */
 static int env_rc;
 static sqe_error env_err;
 
@@ -85,7 +90,10 @@ static void env_init(void) {
     env_ctx.cred.access_key_id = getenv("SQE_S3_ACCESS_KEY_ID");
     env_ctx.cred.secret_access_key = getenv("SQE_S3_SECRET_ACCESS_KEY");
     env_ctx.cred.session_token = getenv("SQE_S3_SESSION_TOKEN");
+    env_anonymous.client = env_ctx.client;
 }
+
+void io_forbid_ambient_credentials(void) { atomic_store(&ambient_forbidden, true); }
 
 int io_s3_env_context(const io_s3_context **out, sqe_error *err) {
     pthread_once(&env_once, env_init);
@@ -94,7 +102,7 @@ int io_s3_env_context(const io_s3_context **out, sqe_error *err) {
         if (err) *err = env_err;
         return env_rc;
     }
-    *out = &env_ctx;
+    *out = atomic_load(&ambient_forbidden) ? &env_anonymous : &env_ctx;
     return SQE_OK;
 }
 

@@ -4,8 +4,14 @@
  *
  * The front ends never decide who a caller is or whether a query may run; they call these hooks,
  * which `sqe serve` fills from the auth chain, the session store and the limits
- * (src/server/core/). A NULL hook means "allow": authenticate without a hook gives the principal
- * from the protocol's user field (or "anonymous"), admit without a hook always admits.
+ * (src/server/core/). A NULL hook means "allow": authenticate without a hook gives a principal
+ * for the protocol's user field (or "anonymous"; method "none"), admit without a hook always
+ * admits.
+ *
+ * Principals (common/principal.h) are reference counted: a hook that hands one out gives the
+ * caller one reference; the front end passes it to the session (sqe_conn_set_principal) and
+ * drops its own when the request or call ends. The principal carries the caller's own bearer
+ * token when a REST catalog accepted it (method "bearer"), which the catalogs then forward.
  *
  * Every hook is called from protocol threads concurrently and must be thread-safe. Strings a hook
  * returns through char ** are malloc'ed and owned by the caller. On error a hook sets err (code
@@ -18,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/principal.h"
 #include "sqe/sqe.h"
 
 /* The state of a session a front end keeps between calls, saved and restored through the
@@ -45,15 +52,17 @@ typedef struct srv_hooks {
     /* Authenticates one request. authorization is the request's Authorization header value
      * ("Basic ...", "Bearer ...") or NULL; user is the protocol's claimed user (X-Trino-User,
      * Flight username) or NULL; peer is the client address as "ip:port" (IPv6 in brackets).
-     * On success *principal is the authenticated user name. */
+     * On success *principal is the authenticated caller (one reference for the caller). */
     int (*authenticate)(void *ud, const char *authorization, const char *user, const char *peer,
-                        char **principal, sqe_error *err);
+                        sqe_principal **principal, sqe_error *err);
 
-    /* Creates a session for principal and returns its bearer token (Flight Handshake). */
-    int (*session_open)(void *ud, const char *principal, char **token, sqe_error *err);
-    /* Resolves a bearer token to its session: *principal (required) and *state (may be NULL;
-     * the saved state, empty for a new session). Expired or unknown tokens fail. */
-    int (*session_resolve)(void *ud, const char *token, char **principal,
+    /* Creates a session for principal (its user) and returns its bearer token (Flight
+     * Handshake). */
+    int (*session_open)(void *ud, const sqe_principal *principal, char **token, sqe_error *err);
+    /* Resolves a bearer token to its session: *principal (required; one reference, method
+     * "session") and *state (may be NULL; the saved state, empty for a new session). Expired or
+     * unknown tokens fail. */
+    int (*session_resolve)(void *ud, const char *token, sqe_principal **principal,
                            srv_session_state *state, sqe_error *err);
     /* Saves the session's state (after it changed). */
     int (*session_save)(void *ud, const char *token, const srv_session_state *state,
@@ -68,13 +77,6 @@ typedef struct srv_hooks {
     int (*admit)(void *ud, const char *principal, size_t sql_bytes, uint32_t *timeout_ms,
                  sqe_error *err);
     void (*release)(void *ud, const char *principal);
-
-    /* The caller's own bearer token to forward to REST catalogs (auth = "session_bearer") for
-     * the statements of a request that authenticate accepted: given the request's Authorization
-     * header, *token is the token (malloc'ed) when the header carries one the catalog accepted,
-     * else NULL. Front ends pass it to the engine for the whole statement
-     * (rest_backend_set_session_token on the thread that runs it). May be NULL (no forwarding). */
-    void (*catalog_token)(void *ud, const char *authorization, char **token);
 } srv_hooks;
 
 #endif

@@ -34,7 +34,7 @@ static int b64(int c) {
 }
 
 static int toy_auth(void *ud, const char *authorization, const char *user, const char *peer,
-                    char **principal, sqe_error *err) {
+                    sqe_principal **principal, sqe_error *err) {
     (void)ud; (void)user; (void)peer;
     if (!authorization || strncmp(authorization, "Basic ", 6) != 0)
         return err_set(err, SQE_ERR_PERMISSION_DENIED, "credentials required");
@@ -56,8 +56,7 @@ static int toy_auth(void *ud, const char *authorization, const char *user, const
     char want[256];
     snprintf(want, sizeof want, "%s:%s", g_user, g_pass);
     if (strcmp(dec, want) != 0) return err_set(err, SQE_ERR_PERMISSION_DENIED, "invalid user or password");
-    *principal = strdup(g_user);
-    return SQE_OK;
+    return sqe_principal_for_user(g_user, SQE_AUTH_PASSWORD, principal, err);
 }
 
 int main(int argc, char **argv) {

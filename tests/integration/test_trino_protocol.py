@@ -508,21 +508,22 @@ def test_use_headers(server):
 
 
 def test_set_and_reset_session(server):
+    # values below the server's limits ([query] memory_limit 256MiB): a session can only lower them
     conn = server.connect()
     cur = conn.cursor()
-    cur.execute("SET SESSION query_max_memory = '1GB'")
+    cur.execute("SET SESSION query_max_memory = '128MB'")
     cur.fetchall()
-    assert conn._client_session.properties == {"query_max_memory": "1GB"}
-    cur.execute("SET SESSION threads = 2")
+    assert conn._client_session.properties == {"query_max_memory": "128MB"}
+    cur.execute("SET SESSION threads = 1")
     cur.fetchall()
-    assert conn._client_session.properties == {"query_max_memory": "1GB", "threads": "2"}
+    assert conn._client_session.properties == {"query_max_memory": "128MB", "threads": "1"}
     cur.execute("SELECT 1")  # the server restores both from X-Trino-Session
     assert cur.fetchall() == [[1]]
     cur.execute("RESET SESSION threads")
     cur.fetchall()
-    assert conn._client_session.properties == {"query_max_memory": "1GB"}
-    _, headers = run_raw(server, "SET SESSION query_max_memory = '512MB'")
-    assert headers[-1]["X-Trino-Set-Session"] == "query_max_memory=512MB"
+    assert conn._client_session.properties == {"query_max_memory": "128MB"}
+    _, headers = run_raw(server, "SET SESSION query_max_memory = '64MB'")
+    assert headers[-1]["X-Trino-Set-Session"] == "query_max_memory=64MB"
     _, headers = run_raw(server, "RESET SESSION query_max_memory")
     assert headers[-1]["X-Trino-Clear-Session"] == "query_max_memory"
     e = expect_error(server, "SET SESSION no_such_property = 1")
@@ -539,7 +540,7 @@ def test_session_properties_from_client(server):
     assert e.error_location is None
     # comma-joined (python) and repeated (JDBC) X-Trino-Session headers both work
     docs, _ = run_raw(server, "SELECT 1",
-                      headers={"X-Trino-Session": "threads=1,query_max_memory=1GB"})
+                      headers={"X-Trino-Session": "threads=1,query_max_memory=128MB"})
     assert "error" not in docs[-1]
     docs, _ = run_raw(server, "SELECT 1", headers={"X-Trino-Session": "threads=1,=x"})
     assert docs[-1]["error"]["errorName"] == "GENERIC_USER_ERROR"

@@ -34,7 +34,8 @@ def gen_query(rows):
 
 
 def start(tmp_path):
-    toml = "[coordinator]\nthreads = 2\n[query]\ntimeout = \"600s\"\n"
+    # results of millions of rows are the point here: no [query] max_result_rows (1 M by default)
+    toml = "[coordinator]\nthreads = 2\n[query]\ntimeout = \"600s\"\nmax_result_rows = 0\n"
     return SqeServe(default_binary(), tmp_path, toml)
 
 

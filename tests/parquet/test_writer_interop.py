@@ -527,7 +527,11 @@ def test_failed_query_leaves_no_file(tmp_path):
 def test_overwrite_is_atomic(tmp_path):
     path = str(tmp_path / "o.parquet")
     copy("SELECT 1 AS a", path)
-    copy("SELECT 2 AS a", path)
+    # an existing file is kept unless the statement asks to replace it
+    p = sqe("COPY (SELECT 2 AS a) TO '%s'" % path, check=False)
+    assert p.returncode != 0 and "overwrite = true" in p.stderr, p.stderr
+    assert pq.read_table(path).to_pylist() == [{"a": 1}]
+    copy("SELECT 2 AS a", path, "overwrite = true")
     assert pq.read_table(path).to_pylist() == [{"a": 2}]
     assert glob.glob(str(tmp_path / "*tmp-*")) == []
 

@@ -4,9 +4,10 @@
  * Opens an embedded SQE database, adds the catalog NAME (default "rest") made by
  * catalog_open_iceberg_backend over the REST backend (test-only wiring until sqe serve has
  * [catalogs.NAME] type = "rest"), and reads statements from stdin, one per line. Lines starting
- * with "\token " set the calling thread's session token (rest_backend_set_session_token; "\token"
- * alone clears it). Output per statement: the rows, one per line, cells joined by '|', then
- * "OK <rows>" (or "OK <update count>" for DML/DDL); or "ERROR <ERRNAME>: <message>".
+ * with "\token " make the session run as a principal carrying that token (the caller's own
+ * bearer token, sqe_conn_set_principal; "\token" alone: no token, the catalog's default).
+ * Output per statement: the rows, one per line, cells joined by '|', then "OK <rows>" (or
+ * "OK <update count>" for DML/DDL); or "ERROR <ERRNAME>: <message>".
  *
  * Usage: rest_driver --uri URI [--warehouse LOCAL_ROOT] [--token T] [--client ID:SECRET]
  *        [--prefix P] [--catalog NAME] [--vended]
@@ -20,6 +21,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "catalog/rest/rest_backend.h"
 #include "engine/engine.h"
+#include "sqe/sqe_values.h"
 
 static void print_error(const sqe_error *e) {
     printf("ERROR %s: %s\n", err_code_lookup(e->code)->name, e->message);
@@ -138,15 +140,24 @@ int main(int argc, char **argv) {
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
         if (n == 0 || line[0] == '#') continue;
         if (!strncmp(line, "\\token", 6)) {
+            /* the session runs as a principal carrying the token (or none) from now on */
             const char *t = line[6] == ' ' ? line + 7 : NULL;
-            rest_backend_set_session_token(t && *t ? t : NULL);
-            printf("OK token\n");
+            sqe_principal_info info = {.user = sqe_conn_principal(conn)->user,
+                                                                  .token = t && *t ? t : NULL,
+                                       .method = SQE_AUTH_BEARER};
+            sqe_principal *p = NULL;
+            if (sqe_principal_create(&info, &p, &err)) {
+                print_error(&err);
+            } else {
+                sqe_conn_set_principal(conn, p);
+                sqe_principal_unref(p);
+                printf("OK token\n");
+            }
         } else {
             run(conn, line);
         }
         fflush(stdout);
     }
-    rest_backend_set_session_token(NULL);
     free(line);
     sqe_disconnect(conn);
     sqe_db_close(db);

@@ -258,7 +258,8 @@ def test_command_line_overrides_environment(tmp):
 
 def test_config_check_and_show(tmp):
     good = tmp / "good.toml"
-    good.write_text("[coordinator]\nworker_secret = \"hunter2-secret\"\n[query]\ntimeout = \"30s\"\n")
+    good.write_text("[storage]\ns3_access_key_id = \"AKIAEXAMPLE\"\n"
+                    "s3_secret_access_key = \"hunter2-secret\"\n[query]\ntimeout = \"30s\"\n")
     r = subprocess.run([str(SQE), "config", "check", str(good)], capture_output=True, text=True,
                        env=base_env(tmp))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
@@ -268,6 +269,13 @@ def test_config_check_and_show(tmp):
                        env=base_env(tmp))
     assert r.returncode == 1
     assert re.search(r"bad\.toml:3: \[query\] max_concurrent", r.stdout), r.stdout
+    # a key of a feature that does not exist yet is refused, not silently ignored
+    later = tmp / "later.toml"
+    later.write_text("[query]\ntimeout = \"30s\"\n[spill]\nenabled = true\n")
+    r = subprocess.run([str(SQE), "config", "check", str(later)], capture_output=True, text=True,
+                       env=base_env(tmp))
+    assert r.returncode == 1
+    assert "later.toml:4: [spill] enabled: not yet supported" in r.stdout, r.stdout
     r = subprocess.run([str(SQE), "config", "show", str(good)], capture_output=True, text=True,
                        env=base_env(tmp))
     assert r.returncode == 0

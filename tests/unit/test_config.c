@@ -99,7 +99,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.coordinator.flight_sql_port, 50051);
     assert_int_equal(cfg.coordinator.trino_http_port, 8080);
     assert_int_equal(cfg.worker.flight_port, 50052);
-    assert_int_equal(cfg.metrics.prometheus_port, 9090);
+    assert_int_equal(cfg.metrics.prometheus_port, 0);
     assert_int_equal(cfg.metrics.health_port, 9091);
     assert_string_equal(cfg.coordinator.mode, "hybrid");
     assert_true(cfg.coordinator.memory_limit == 8LL << 30);
@@ -121,7 +121,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.query.max_concurrent_per_user, 20);
     assert_int_equal(cfg.query.memory_limit, 256 << 20);
     assert_true(cfg.metrics.trace_sample_rate == 0.01);
-    assert_int_equal(cfg.spill.enabled, 1);
+    assert_int_equal(cfg.spill.enabled, 0);
     assert_true(cfg.spill.max_bytes == 1LL << 40);
     assert_int_equal(cfg.storage.tvf.allow_local_paths, 0);
     assert_int_equal(cfg.coordinator.production_mode, 0);
@@ -507,7 +507,8 @@ static char *strip_comments(const char *text) {
 
 static void test_render(void **state) {
     (void)state;
-    char *env[] = {"SQE_QUERY__TIMEOUT=90s", "SQE_STORAGE__S3_SECRET_ACCESS_KEY=AKIAsecret", NULL};
+    char *env[] = {"SQE_QUERY__TIMEOUT=90s", "SQE_STORAGE__S3_ACCESS_KEY_ID=AKIAkeyid",
+                   "SQE_STORAGE__S3_SECRET_ACCESS_KEY=AKIAsecret", NULL};
     config cfg;
     load_ok_env(&cfg,
                 "[coordinator]\nworker_secret = \"hunter2\"\n[catalog]\ntoken = \"tok\"\n"
@@ -695,6 +696,60 @@ static void test_docs_cover_every_key(void **state) {
     strbuf_reset(&doc);
 }
 
+/* config_check_supported: what SQE does not do yet is refused unless left at the default. */
+static int supported(const char *text, sqe_error *err) {
+    config cfg;
+    load_ok(&cfg, text);
+    int rc = config_check_supported(&cfg, err);
+    config_reset(&cfg);
+    return rc;
+}
+
+static void test_unsupported_keys(void **state) {
+    (void)state;
+    sqe_error err;
+    assert_int_equal(supported("", &err), SQE_OK);
+    /* the keys that do work, at other values */
+    assert_int_equal(supported("[query]\nmemory_limit = \"64MiB\"\nmax_result_rows = 10\n"
+                               "per_user_memory = \"1GiB\"\n[coordinator]\nmode = \"local\"\n"
+                               "[storage.tvf]\nallow_local_paths = true\n"
+                               "allowed_local_roots = [\"/srv/data\"]\n",
+                               &err),
+                     SQE_OK);
+    /* a default written out is accepted */
+    assert_int_equal(supported("[spill]\nenabled = false\n", &err), SQE_OK);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"[spill]\nenabled = true\n", "sqe.toml:2: [spill] enabled: not yet supported (spilling"},
+        {"[spill]\nmax_bytes = \"1GiB\"\n", "[spill] max_bytes: not yet supported"},
+        {"[metrics]\nprometheus_port = 9100\n", "[metrics] prometheus_port: not yet supported"},
+        {"[audit]\npath = \"/var/log/sqe\"\n", "[audit] path: not yet supported"},
+        {"[query]\nprofile = \"all\"\n", "[query] profile: not yet supported"},
+        {"[coordinator]\nmode = \"distributed\"\n", "[coordinator] mode: \"distributed\" is not"},
+        {"[coordinator]\nmemory_pool = \"fair\"\n", "[coordinator] memory_pool: \"fair\""},
+        {"[coordinator.tls]\ncert_file = \"/c\"\nkey_file = \"/k\"\nca_file = \"/ca\"\n",
+         "[coordinator.tls] ca_file: not yet supported"},
+        {"[catalogs.x]\ntype = \"memory\"\nmanifest_concurrency = 8\n",
+         "[catalogs.x] manifest_concurrency: not yet supported"},
+        {"[storage.tvf]\nallow_http = true\n", "[storage.tvf] allow_http: not yet supported"},
+        {"[worker]\nthreads = 4\n", "[worker] threads: not yet supported"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_equal(supported(bad[i].text, &err), SQE_ERR_INVALID_ARGUMENTS);
+        if (!strstr(err.message, bad[i].want))
+            fail_msg("for:\n%s\n got: %s\nwant: %s", bad[i].text, err.message, bad[i].want);
+    }
+    /* settings that go together */
+    load_bad("[storage.tvf]\nallow_local_paths = true\n", NULL,
+             "~[storage.tvf] allowed_local_roots: required when allow_local_paths = true");
+    load_bad("[storage]\ns3_access_key_id = \"AKIA\"\n", NULL,
+             "~[storage] s3_secret_access_key: s3_access_key_id and s3_secret_access_key");
+    load_bad("[storage]\ns3_endpoint = \"http://minio:9000\"\n", NULL,
+             "~[storage] s3_endpoint: a plain-http endpoint needs s3_allow_http = true");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_defaults),
@@ -703,7 +758,7 @@ int main(void) {
         cmocka_unit_test(test_production_mode), cmocka_unit_test(test_units),
         cmocka_unit_test(test_render),          cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_many_catalogs),   cmocka_unit_test(test_docs_cover_every_key),
-        cmocka_unit_test(test_hostile_config),
+        cmocka_unit_test(test_hostile_config),  cmocka_unit_test(test_unsupported_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

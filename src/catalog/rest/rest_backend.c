@@ -1,14 +1,16 @@
 /*
  * rest_backend.c: the Iceberg REST catalog as an ice_backend (see rest_backend.h).
  *
- * INTERFACE: ice_backend_rest, rest_backend_set_session_token, rest_backend_session_token,
- *   rest_backend_is_rest, rest_backend_register_table, rest_backend_load_namespace_properties,
- *   rest_backend_update_namespace_properties, rest_backend_table_config.
+ * INTERFACE: ice_backend_rest, rest_backend_is_rest, rest_backend_register_table,
+ *   rest_backend_load_namespace_properties, rest_backend_update_namespace_properties,
+ *   rest_backend_table_config.
  * NOTES: the load cache holds, per (token, namespace, table), the metadata location, the ETag,
  * the metadata JSON text and the load's config; a load sends If-None-Match with the cached ETag
  * and a 304 reuses the text. A commit diffs against the cached version when its location is the
  * expected one, else reloads (and fails with COMMIT_CONFLICT right away when the table moved on).
  * Everything read from the server is type-checked (hostile responses give IO_ERROR).
+ * Identity: every operation gets the statement's principal (`who`) and passes it down to the one
+ * place that picks a request's token (current_token); nothing is kept per thread.
  */
 #include "catalog/rest/rest_backend.h"
 
@@ -41,28 +43,19 @@ typedef struct rest_impl {
     uint64_t tick;
 } rest_impl;
 
-static _Thread_local char *tl_token;
-
-bool rest_backend_set_session_token(const char *token) {
-    free(tl_token);
-    tl_token = token ? strdup(token) : NULL;
-    return !token || tl_token;
-}
-
-const char *rest_backend_session_token(void) { return tl_token; }
-
 static char *dupn(const char *s) { return s ? strdup(s) : NULL; }
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
-/* *tok = the token this request carries (malloc'ed copy or NULL); *from_oauth tells whether it
- * came from the client-credentials flow (refreshable). */
-static int current_token(rest_impl *r, bool force_refresh, char **tok, bool *from_oauth,
-                         sqe_error *err) {
+/* *tok = the token a request made for who carries (malloc'ed copy or NULL): the caller's own
+ * (who->token, unless the catalog uses a service identity), else the configured one; *from_oauth
+ * tells whether it came from the client-credentials flow (refreshable). */
+static int current_token(rest_impl *r, const sqe_principal *who, bool force_refresh, char **tok,
+                         bool *from_oauth, sqe_error *err) {
     *tok = NULL;
     *from_oauth = false;
-    if (tl_token && !r->service_identity)
-        return (*tok = strdup(tl_token)) ? SQE_OK : err_nomem(err, "token");
+    if (who && who->token && !r->service_identity)
+        return (*tok = strdup(who->token)) ? SQE_OK : err_nomem(err, "token");
     if (r->static_token) return (*tok = strdup(r->static_token)) ? SQE_OK : err_nomem(err, "token");
     if (!r->client_id) return SQE_OK;
     *from_oauth = true;
@@ -90,17 +83,18 @@ static int current_token(rest_impl *r, bool force_refresh, char **tok, bool *fro
 }
 
 /* One request with the current token; an OAuth2 token refused with 401 is renewed once. */
-static int call_as(rest_impl *r, rest_request *req, rest_response *resp, char **token_out,
+static int call_as(rest_impl *r, const sqe_principal *who, rest_request *req, rest_response *resp,
+                   char **token_out,
                    sqe_error *err) {
     char *tok;
     bool oauth;
-    SQE_TRY(current_token(r, false, &tok, &oauth, err));
+    SQE_TRY(current_token(r, who, false, &tok, &oauth, err));
     req->token = tok;
     int rc = rest_client_request(r->client, req, resp, err);
     if (!rc && resp->status == 401 && oauth) {
         rest_response_free(resp);
         free(tok);
-        SQE_TRY(current_token(r, true, &tok, &oauth, err));
+        SQE_TRY(current_token(r, who, true, &tok, &oauth, err));
         req->token = tok;
         rc = rest_client_request(r->client, req, resp, err);
     }
@@ -117,7 +111,7 @@ static const char *obj_str(json_t *o, const char *key) {
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static int ensure_config(rest_impl *r, sqe_error *err) {
+static int ensure_config(rest_impl *r, const sqe_principal *who, sqe_error *err) {
     pthread_mutex_lock(&r->lock);
     bool done = r->configured;
     pthread_mutex_unlock(&r->lock);
@@ -135,7 +129,7 @@ static int ensure_config(rest_impl *r, sqe_error *err) {
     }
     rest_request req = {.method = REST_GET, .path = path.data, .idempotent = true};
     rest_response resp;
-    int rc = call_as(r, &req, &resp, NULL, err);
+    int rc = call_as(r, who, &req, &resp, NULL, err);
     strbuf_reset(&path);
     if (rc) return rc;
     if (resp.status != 200) {
@@ -283,10 +277,11 @@ static int bad_response(rest_impl *r, const char *what, sqe_error *err) {
 
 /* A request to path; *resp holds a 2xx answer on SQE_OK, an HTTP error is mapped (what names
  * the call in the message). */
-static int call(rest_impl *r, rest_method m, const char *path, json_t *body, bool idempotent,
+static int call(rest_impl *r, const sqe_principal *who, rest_method m, const char *path,
+                json_t *body, bool idempotent,
                 const char *what, rest_response *resp, sqe_error *err) {
     rest_request req = {.method = m, .path = path, .body = body, .idempotent = idempotent};
-    SQE_TRY(call_as(r, &req, resp, NULL, err));
+    SQE_TRY(call_as(r, who, &req, resp, NULL, err));
     if (resp->status < 200 || resp->status >= 300) {
         int rc = rest_client_http_error(resp, what, err);
         rest_response_free(resp);
@@ -306,15 +301,16 @@ static const char *rb_warehouse(void *impl) {
     return r->location_root ? r->location_root : "";
 }
 
-static int rb_namespace_exists(void *impl, const char *ns, bool *exists, sqe_error *err) {
+static int rb_namespace_exists(void *impl, const sqe_principal *who, const char *ns, bool *exists,
+                               sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     strbuf p;
     SQE_TRY(ns_path(r, &p, ns, NULL, false, NULL, err));
     rest_request req = {.method = REST_HEAD, .path = p.data, .idempotent = true};
     rest_response resp;
-    int rc = call_as(r, &req, &resp, NULL, err);
+    int rc = call_as(r, who, &req, &resp, NULL, err);
     strbuf_reset(&p);
     if (rc) return rc;
     if (resp.status == 404) *exists = false;
@@ -324,24 +320,26 @@ static int rb_namespace_exists(void *impl, const char *ns, bool *exists, sqe_err
     return rc;
 }
 
-static int rb_create_namespace(void *impl, const char *ns, const ice_kv_list *props,
+static int rb_create_namespace(void *impl, const sqe_principal *who, const char *ns,
+                               const ice_kv_list *props,
                                sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     json_t *pj = json_object(), *levels = ns_json(ns);
     json_t *body = json_object();
     bool oom = !pj || !levels || !body;
     for (uint32_t i = 0; !oom && props && i < props->n; i++)
         oom = json_object_set_new(pj, props->items[i].key, json_string(props->items[i].value)) != 0;
-    if (!oom) oom = json_object_set(body, "namespace", levels) || json_object_set(body, "properties", pj);
+    if (!oom) oom = json_object_set(body, "namespace", levels) || json_object_set(body,
+        "properties", pj);
     json_decref(pj);
     json_decref(levels);
     strbuf p;
     int rc = oom ? err_nomem(err, "REST request") : ns_path(r, &p, NULL, NULL, false, NULL, err);
     if (!rc) {
         rest_response resp;
-        rc = call(r, REST_POST, p.data, body, false, "create namespace", &resp, err);
+        rc = call(r, who, REST_POST, p.data, body, false, "create namespace", &resp, err);
         strbuf_reset(&p);
         if (!rc) rest_response_free(&resp);
     }
@@ -350,7 +348,8 @@ static int rb_create_namespace(void *impl, const char *ns, const ice_kv_list *pr
 }
 
 /* GETs a paged list at path; each page's array under key is passed to each(). */
-static int list_paged(rest_impl *r, const char *path, const char *key, const char *what,
+static int list_paged(rest_impl *r, const sqe_principal *who, const char *path, const char *key,
+                      const char *what,
                       int (*each)(json_t *item, void *ud), void *ud, sqe_error *err) {
     char *token = NULL;
     int rc = SQE_OK;
@@ -369,7 +368,7 @@ static int list_paged(rest_impl *r, const char *path, const char *key, const cha
             return err_nomem(err, "REST path");
         }
         rest_response resp;
-        rc = call(r, REST_GET, p.data, NULL, true, what, &resp, err);
+        rc = call(r, who, REST_GET, p.data, NULL, true, what, &resp, err);
         strbuf_reset(&p);
         if (rc) break;
         json_t *arr = json_object_get(resp.body, key);
@@ -429,10 +428,11 @@ static void name_list_finish(name_list *l, char ***names, uint32_t *n) {
     *n = k;
 }
 
-static int rb_list_namespaces(void *impl, const char *parent, arena *a, char ***names,
+static int rb_list_namespaces(void *impl, const sqe_principal *who, const char *parent, arena *a,
+                              char ***names,
                               uint32_t *n, sqe_error *err) {
     rest_impl *r = impl;
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     strbuf p;
     SQE_TRY(ns_path(r, &p, NULL, NULL, false, NULL, err));
     if (parent && *parent) {
@@ -441,46 +441,49 @@ static int rb_list_namespaces(void *impl, const char *parent, arena *a, char ***
     }
     name_list l = {.a = a};
     int rc = p.failed ? err_nomem(err, "REST path")
-                      : list_paged(r, p.data, "namespaces", "list namespaces", name_list_add, &l, err);
+                      : list_paged(r, who, p.data, "namespaces", "list namespaces", name_list_add,
+                                   &l, err);
     strbuf_reset(&p);
     if (!rc) name_list_finish(&l, names, n);
     return rc;
 }
 
-static int rb_drop_namespace(void *impl, const char *ns, sqe_error *err) {
+static int rb_drop_namespace(void *impl, const sqe_principal *who, const char *ns, sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     strbuf p;
     SQE_TRY(ns_path(r, &p, ns, NULL, false, NULL, err));
     rest_response resp;
-    int rc = call(r, REST_DELETE, p.data, NULL, false, "drop namespace", &resp, err);
+    int rc = call(r, who, REST_DELETE, p.data, NULL, false, "drop namespace", &resp, err);
     strbuf_reset(&p);
     if (!rc) rest_response_free(&resp);
     if (rc == SQE_ERR_NOT_FOUND) rc = SQE_ERR_SCHEMA_NOT_FOUND;
     return rc;
 }
 
-static int rb_list_tables(void *impl, const char *ns, arena *a, char ***names, uint32_t *n,
+static int rb_list_tables(void *impl, const sqe_principal *who, const char *ns, arena *a,
+                          char ***names, uint32_t *n,
                           sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     strbuf p;
     SQE_TRY(ns_path(r, &p, ns, NULL, true, NULL, err));
     name_list l = {.a = a, .tables = true};
-    int rc = list_paged(r, p.data, "identifiers", "list tables", name_list_add, &l, err);
+    int rc = list_paged(r, who, p.data, "identifiers", "list tables", name_list_add, &l, err);
     strbuf_reset(&p);
     if (!rc) name_list_finish(&l, names, n);
     return rc;
 }
 
-static int load_ns(rest_impl *r, const char *ns, rest_response *resp, sqe_error *err) {
+static int load_ns(rest_impl *r, const sqe_principal *who, const char *ns, rest_response *resp,
+                   sqe_error *err) {
     SQE_TRY(check_name("namespace", ns, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     strbuf p;
     SQE_TRY(ns_path(r, &p, ns, NULL, false, NULL, err));
-    int rc = call(r, REST_GET, p.data, NULL, true, "load namespace", resp, err);
+    int rc = call(r, who, REST_GET, p.data, NULL, true, "load namespace", resp, err);
     strbuf_reset(&p);
     if (!rc && !json_is_object(json_object_get(resp->body, "properties")) &&
         json_object_get(resp->body, "properties")) {
@@ -490,12 +493,13 @@ static int load_ns(rest_impl *r, const char *ns, rest_response *resp, sqe_error 
     return rc;
 }
 
-static int rb_default_location(void *impl, const char *ns, const char *name, arena *a,
+static int rb_default_location(void *impl, const sqe_principal *who, const char *ns,
+                               const char *name, arena *a,
                                char **out, sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("table", name, err));
     rest_response resp;
-    SQE_TRY(load_ns(r, ns, &resp, err));
+    SQE_TRY(load_ns(r, who, ns, &resp, err));
     const char *loc = obj_str(json_object_get(resp.body, "properties"), "location");
     char *s = NULL;
     int rc = SQE_OK;
@@ -616,14 +620,15 @@ static int take_load_result(rest_impl *r, const char *token, const char *ns, con
 }
 
 /* Loads ns.name for the current user: *location and *meta_text (malloc'ed). */
-static int load_raw(rest_impl *r, const char *ns, const char *name, char **location,
+static int load_raw(rest_impl *r, const sqe_principal *who, const char *ns, const char *name,
+                    char **location,
                     char **meta_text, sqe_error *err) {
     SQE_TRY(check_name("namespace", ns, err));
     SQE_TRY(check_name("table", name, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     char *tok;
     bool oauth;
-    SQE_TRY(current_token(r, false, &tok, &oauth, err));
+    SQE_TRY(current_token(r, who, false, &tok, &oauth, err));
     char *etag = NULL;
     pthread_mutex_lock(&r->lock);
     cache_entry *e = cache_find(r, tok, ns, name);
@@ -641,7 +646,7 @@ static int load_raw(rest_impl *r, const char *ns, const char *name, char **locat
                         .delegation = r->vended ? "vended-credentials" : NULL};
     rest_response resp;
     tok = NULL;
-    rc = call_as(r, &req, &resp, &tok, err);
+    rc = call_as(r, who, &req, &resp, &tok, err);
     strbuf_reset(&p);
     free(etag);
     if (rc) return rc;
@@ -677,11 +682,12 @@ static int load_raw(rest_impl *r, const char *ns, const char *name, char **locat
     return rc;
 }
 
-static int rb_load_table(void *impl, const char *ns, const char *name, arena *a, char **loc,
+static int rb_load_table(void *impl, const sqe_principal *who, const char *ns, const char *name,
+                         arena *a, char **loc,
                          ice_metadata **meta, sqe_error *err) {
     rest_impl *r = impl;
     char *location, *text;
-    SQE_TRY(load_raw(r, ns, name, &location, &text, err));
+    SQE_TRY(load_raw(r, who, ns, name, &location, &text, err));
     int rc = SQE_OK;
     ice_metadata *m = NULL;
     if (meta) {
@@ -706,12 +712,13 @@ static json_t *find_id(json_t *arr, const char *key, json_t *id) {
     return NULL;
 }
 
-static int rb_create_table(void *impl, const char *ns, const char *name, const ice_metadata *m,
+static int rb_create_table(void *impl, const sqe_principal *who, const char *ns, const char *name,
+                           const ice_metadata *m,
                            arena *a, char **loc_out, sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
     SQE_TRY(check_name("table", name, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     json_t *mj;
     SQE_TRY(rest_metadata_to_json(m, &mj, err));
     json_t *body = json_object();
@@ -752,7 +759,7 @@ static int rb_create_table(void *impl, const char *ns, const char *name, const i
     if (!rc) {
         rest_request req = {.method = REST_POST, .path = p.data, .body = body,
                             .delegation = r->vended ? "vended-credentials" : NULL};
-        rc = call_as(r, &req, &resp, &tok, err);
+        rc = call_as(r, who, &req, &resp, &tok, err);
         strbuf_reset(&p);
         if (!rc && (resp.status < 200 || resp.status >= 300)) {
             rc = rest_client_http_error(&resp, "create table", err);
@@ -778,11 +785,12 @@ static int rb_create_table(void *impl, const char *ns, const char *name, const i
 
 /* The base version's metadata JSON for a commit from expected: the cached text when it is that
  * version, else a fresh load (COMMIT_CONFLICT when the table moved past expected). */
-static int commit_base(rest_impl *r, const char *ns, const char *name, const char *expected,
+static int commit_base(rest_impl *r, const sqe_principal *who, const char *ns, const char *name,
+                       const char *expected,
                        json_t **out, sqe_error *err) {
     char *tok;
     bool oauth;
-    SQE_TRY(current_token(r, false, &tok, &oauth, err));
+    SQE_TRY(current_token(r, who, false, &tok, &oauth, err));
     char *text = NULL;
     pthread_mutex_lock(&r->lock);
     cache_entry *e = cache_find(r, tok, ns, name);
@@ -791,7 +799,7 @@ static int commit_base(rest_impl *r, const char *ns, const char *name, const cha
     free(tok);
     if (!text) {
         char *loc;
-        SQE_TRY(load_raw(r, ns, name, &loc, &text, err));
+        SQE_TRY(load_raw(r, who, ns, name, &loc, &text, err));
         bool same = expected && strcmp(loc, expected) == 0;
         if (!same) {
             int rc = err_set(err, SQE_ERR_COMMIT_CONFLICT,
@@ -821,14 +829,15 @@ static int commit_state_unknown(sqe_error *err, const char *ns, const char *name
                    name, msg);
 }
 
-static int rb_commit(void *impl, const char *ns, const char *name, const char *expected,
+static int rb_commit(void *impl, const sqe_principal *who, const char *ns, const char *name,
+                     const char *expected,
                      const ice_metadata *new_meta, arena *a, char **loc_out, sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
     SQE_TRY(check_name("table", name, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     json_t *base, *next = NULL, *body = NULL;
-    SQE_TRY(commit_base(r, ns, name, expected, &base, err));
+    SQE_TRY(commit_base(r, who, ns, name, expected, &base, err));
     int rc = rest_metadata_to_json(new_meta, &next, err);
     if (!rc) rc = rest_commit_build(base, next, &body, err);
     json_decref(base);
@@ -850,7 +859,7 @@ static int rb_commit(void *impl, const char *ns, const char *name, const char *e
     rest_request req = {.method = REST_POST, .path = p.data, .body = body, .not_sent = &not_sent};
     rest_response resp;
     char *tok = NULL;
-    rc = call_as(r, &req, &resp, &tok, err);
+    rc = call_as(r, who, &req, &resp, &tok, err);
     strbuf_reset(&p);
     json_decref(body);
     if (rc) {
@@ -882,7 +891,8 @@ static int rb_commit(void *impl, const char *ns, const char *name, const char *e
         rc = take_load_result(r, tok, ns, name, resp.body, resp.etag, "commit table", &location,
                               &text, err);
         if (!rc) {
-            if (loc_out && !(*loc_out = arena_strdup(a, location))) rc = err_nomem(err, "REST commit");
+            if (loc_out && !(*loc_out = arena_strdup(a, location))) rc = err_nomem(err,
+                "REST commit");
             free(location);
             free(text);
         } else {
@@ -894,15 +904,16 @@ static int rb_commit(void *impl, const char *ns, const char *name, const char *e
     return rc;
 }
 
-static int rb_drop_table(void *impl, const char *ns, const char *name, sqe_error *err) {
+static int rb_drop_table(void *impl, const sqe_principal *who, const char *ns, const char *name,
+                         sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
     SQE_TRY(check_name("table", name, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     strbuf p;
     SQE_TRY(ns_path(r, &p, ns, name, true, "?purgeRequested=false", err));
     rest_response resp;
-    int rc = call(r, REST_DELETE, p.data, NULL, false, "drop table", &resp, err);
+    int rc = call(r, who, REST_DELETE, p.data, NULL, false, "drop table", &resp, err);
     strbuf_reset(&p);
     if (!rc) rest_response_free(&resp);
     cache_evict(r, ns, name);
@@ -917,14 +928,15 @@ static json_t *ident_json(const char *ns, const char *name) {
     return o;
 }
 
-static int rb_rename_table(void *impl, const char *ns, const char *name, const char *to_ns,
+static int rb_rename_table(void *impl, const sqe_principal *who, const char *ns, const char *name,
+                           const char *to_ns,
                            const char *to_name, sqe_error *err) {
     rest_impl *r = impl;
     SQE_TRY(check_name("namespace", ns, err));
     SQE_TRY(check_name("table", name, err));
     SQE_TRY(check_name("namespace", to_ns, err));
     SQE_TRY(check_name("table", to_name, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     json_t *src = ident_json(ns, name), *dst = ident_json(to_ns, to_name);
     json_t *body = src && dst ? json_pack("{s:O,s:O}", "source", src, "destination", dst) : NULL;
     json_decref(src);
@@ -936,7 +948,7 @@ static int rb_rename_table(void *impl, const char *ns, const char *name, const c
     strbuf_puts(&p, "/tables/rename");
     rest_response resp;
     int rc = p.failed ? err_nomem(err, "REST path")
-                      : call(r, REST_POST, p.data, body, false, "rename table", &resp, err);
+                      : call(r, who, REST_POST, p.data, body, false, "rename table", &resp, err);
     strbuf_reset(&p);
     json_decref(body);
     if (!rc) rest_response_free(&resp);
@@ -1021,7 +1033,8 @@ int ice_backend_rest(const rest_backend_config *cfg, ice_backend **out, sqe_erro
 
 /* ---- extras ------------------------------------------------------------------------------------ */
 
-int rest_backend_register_table(ice_backend *b, const char *ns, const char *name,
+int rest_backend_register_table(ice_backend *b, const sqe_principal *who, const char *ns,
+                                const char *name,
                                 const char *metadata_location, sqe_error *err) {
     if (!rest_backend_is_rest(b)) return err_set(err, SQE_ERR_NOT_SUPPORTED, "not a REST catalog");
     rest_impl *r = b->impl;
@@ -1029,14 +1042,14 @@ int rest_backend_register_table(ice_backend *b, const char *ns, const char *name
     SQE_TRY(check_name("table", name, err));
     if (!metadata_location || !*metadata_location)
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "REST catalog: no metadata location");
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     json_t *body = json_pack("{s:s,s:s}", "name", name, "metadata-location", metadata_location);
     if (!body) return err_nomem(err, "REST register");
     strbuf p;
     int rc = ns_path(r, &p, ns, NULL, false, "/register", err);
     rest_response resp;
     if (!rc) {
-        rc = call(r, REST_POST, p.data, body, false, "register table", &resp, err);
+        rc = call(r, who, REST_POST, p.data, body, false, "register table", &resp, err);
         strbuf_reset(&p);
         if (!rc) rest_response_free(&resp);
     }
@@ -1044,11 +1057,12 @@ int rest_backend_register_table(ice_backend *b, const char *ns, const char *name
     return rc;
 }
 
-int rest_backend_load_namespace_properties(ice_backend *b, const char *ns, arena *a,
+int rest_backend_load_namespace_properties(ice_backend *b, const sqe_principal *who,
+                                           const char *ns, arena *a,
                                            ice_kv_list *out, sqe_error *err) {
     if (!rest_backend_is_rest(b)) return err_set(err, SQE_ERR_NOT_SUPPORTED, "not a REST catalog");
     rest_response resp;
-    int rc = load_ns(b->impl, ns, &resp, err);
+    int rc = load_ns(b->impl, who, ns, &resp, err);
     if (rc == SQE_ERR_NOT_FOUND) rc = SQE_ERR_SCHEMA_NOT_FOUND;
     SQE_TRY(rc);
     json_t *props = json_object_get(resp.body, "properties");
@@ -1081,19 +1095,21 @@ int rest_backend_load_namespace_properties(ice_backend *b, const char *ns, arena
     return SQE_OK;
 }
 
-int rest_backend_update_namespace_properties(ice_backend *b, const char *ns,
+int rest_backend_update_namespace_properties(ice_backend *b, const sqe_principal *who,
+                                             const char *ns,
                                              const char *const *removals, uint32_t n_removals,
                                              const ice_kv_list *updates, sqe_error *err) {
     if (!rest_backend_is_rest(b)) return err_set(err, SQE_ERR_NOT_SUPPORTED, "not a REST catalog");
     rest_impl *r = b->impl;
     SQE_TRY(check_name("namespace", ns, err));
-    SQE_TRY(ensure_config(r, err));
+    SQE_TRY(ensure_config(r, who, err));
     json_t *rem = json_array(), *upd = json_object();
     bool oom = !rem || !upd;
     for (uint32_t i = 0; !oom && i < n_removals; i++)
         oom = json_array_append_new(rem, json_string(removals[i])) != 0;
     for (uint32_t i = 0; !oom && updates && i < updates->n; i++)
-        oom = json_object_set_new(upd, updates->items[i].key, json_string(updates->items[i].value)) != 0;
+        oom = json_object_set_new(upd, updates->items[i].key,
+                                  json_string(updates->items[i].value)) != 0;
     json_t *body = oom ? NULL : json_pack("{s:O,s:O}", "removals", rem, "updates", upd);
     json_decref(rem);
     json_decref(upd);
@@ -1102,7 +1118,8 @@ int rest_backend_update_namespace_properties(ice_backend *b, const char *ns,
     int rc = ns_path(r, &p, ns, NULL, false, "/properties", err);
     rest_response resp;
     if (!rc) {
-        rc = call(r, REST_POST, p.data, body, false, "update namespace properties", &resp, err);
+        rc = call(r, who, REST_POST, p.data, body, false, "update namespace properties", &resp,
+                  err);
         strbuf_reset(&p);
         if (!rc) rest_response_free(&resp);
     }
@@ -1111,7 +1128,8 @@ int rest_backend_update_namespace_properties(ice_backend *b, const char *ns,
     return rc;
 }
 
-int rest_backend_table_config(ice_backend *b, const char *ns, const char *name, arena *a,
+int rest_backend_table_config(ice_backend *b, const sqe_principal *who, const char *ns,
+                              const char *name, arena *a,
                               ice_kv_list *out, sqe_error *err) {
     if (!rest_backend_is_rest(b)) return err_set(err, SQE_ERR_NOT_SUPPORTED, "not a REST catalog");
     rest_impl *r = b->impl;
@@ -1119,7 +1137,7 @@ int rest_backend_table_config(ice_backend *b, const char *ns, const char *name, 
     out->items = NULL;
     char *tok;
     bool oauth;
-    SQE_TRY(current_token(r, false, &tok, &oauth, err));
+    SQE_TRY(current_token(r, who, false, &tok, &oauth, err));
     char *text = NULL;
     pthread_mutex_lock(&r->lock);
     cache_entry *e = cache_find(r, tok, ns, name);

@@ -11,10 +11,10 @@
  * properties, location; the catalog assigns ids and writes the first metadata file); commit as
  * requirements + updates (rest_commit.h) computed from the cached base version; drop; rename.
  *
- * Identity: each request carries a bearer token: the calling thread's session token
- * (rest_backend_set_session_token) when set (unless cfg->service_identity), else the configured
- * static token, else one obtained with OAuth2 client credentials (cached until it expires;
- * refreshed once on a 401), else none.
+ * Identity: each request carries a bearer token: the token of the statement's principal
+ * (who->token, the caller's own, common/principal.h) when it has one (unless
+ * cfg->service_identity), else the configured static token, else one obtained with OAuth2 client
+ * credentials (cached until it expires; refreshed once on a 401), else none.
  * Cached table versions are kept per token, so one user never sees a version loaded with
  * another user's token.
  *
@@ -53,8 +53,8 @@ typedef struct rest_backend_config {
     const char *oauth2_token_uri;     /* NULL = <uri>/v1/oauth/tokens */
     bool vended_credentials;          /* send X-Iceberg-Access-Delegation: vended-credentials */
     bool service_identity;            /* true: every request carries the configured token (static
-                                         or client credentials), never a session token; false:
-                                         the calling thread's session token wins when set */
+                                         or client credentials), never a user's; false: the
+                                         principal's own token wins when it has one */
     rest_client_config http;          /* timeouts, retries, breaker (uri ignored) */
 } rest_backend_config;
 
@@ -62,32 +62,27 @@ typedef struct rest_backend_config {
  * owns *out (ice_backend_close, or hand it to catalog_open_iceberg_backend). */
 int ice_backend_rest(const rest_backend_config *cfg, ice_backend **out, sqe_error *err);
 
-/* Sets the bearer token requests made by the calling thread carry (copied; NULL clears it, then
- * the backend's default token is used). Call at the start of each statement with the session's
- * token, and clear it at the end. Returns false on out of memory (the token is cleared then). */
-bool rest_backend_set_session_token(const char *token);
-/* The calling thread's session token (NULL when none). */
-const char *rest_backend_session_token(void);
-
 /* Is b a REST backend? */
 bool rest_backend_is_rest(const ice_backend *b);
 
 /* Registers an existing metadata file as table ns.name (POST .../register). SCHEMA_NOT_FOUND,
  * ALREADY_EXISTS, and the errors above. */
-int rest_backend_register_table(ice_backend *b, const char *ns, const char *name,
-                                const char *metadata_location, sqe_error *err);
+int rest_backend_register_table(ice_backend *b, const sqe_principal *who, const char *ns,
+                                const char *name, const char *metadata_location, sqe_error *err);
 
 /* The properties of namespace ns, in a (sorted by key). SCHEMA_NOT_FOUND. */
-int rest_backend_load_namespace_properties(ice_backend *b, const char *ns, arena *a,
-                                           ice_kv_list *out, sqe_error *err);
+int rest_backend_load_namespace_properties(ice_backend *b, const sqe_principal *who,
+                                           const char *ns, arena *a, ice_kv_list *out,
+                                           sqe_error *err);
 /* Removes and sets namespace properties in one request. SCHEMA_NOT_FOUND, INVALID_ARGUMENTS. */
-int rest_backend_update_namespace_properties(ice_backend *b, const char *ns,
-                                             const char *const *removals, uint32_t n_removals,
-                                             const ice_kv_list *updates, sqe_error *err);
+int rest_backend_update_namespace_properties(ice_backend *b, const sqe_principal *who,
+                                             const char *ns, const char *const *removals,
+                                             uint32_t n_removals, const ice_kv_list *updates,
+                                             sqe_error *err);
 
-/* The "config" of the calling user's last load of ns.name (vended credentials such as
- * s3.access-key-id), in a; empty when the table was not loaded by this user. */
-int rest_backend_table_config(ice_backend *b, const char *ns, const char *name, arena *a,
-                              ice_kv_list *out, sqe_error *err);
+/* The "config" of who's last load of ns.name (vended credentials such as s3.access-key-id),
+ * in a; empty when the table was not loaded by this user. */
+int rest_backend_table_config(ice_backend *b, const sqe_principal *who, const char *ns,
+                              const char *name, arena *a, ice_kv_list *out, sqe_error *err);
 
 #endif

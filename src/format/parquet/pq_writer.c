@@ -47,7 +47,8 @@
  *     built from the dictionary (its size is the exact distinct count, so the filter is sized
  *     right and costs one hash per distinct value); unique columns get none, as their filter
  *     would be as large as the data. They follow the column chunks of their row group.
- *   - Files: "<path>.tmp-<pid>-<random>" (O_EXCL), renamed over path after fsync at close; any
+ *   - Files: "<path>.tmp-<pid>-<random>" (O_EXCL), renamed over path after fsync at close
+ *     (no_replace: hard-linked to path, which fails when path exists, then unlinked); any
  *     failure or abort unlinks it.
  */
 #include "format/parquet/pq_writer.h"
@@ -1867,9 +1868,20 @@ static int writer_close(pq_writer *w, uint64_t *rows_written, arena *a, pq_file_
             rc = err_set(err, SQE_ERR_IO_ERROR, "Cannot write Parquet file '%s': %s", w->path,
                          strerror(errno));
     }
-    if (!rc && rename(w->tmp_path, w->path) != 0)
+    if (!rc && w->o.no_replace) {
+        /* link(2) fails with EEXIST instead of replacing: a file that appeared since the
+         * caller looked is kept */
+        if (link(w->tmp_path, w->path) != 0)
+            rc = errno == EEXIST ? err_set(err, SQE_ERR_ALREADY_EXISTS,
+                                           "Parquet file '%s' exists; it is not replaced", w->path)
+                                 : err_set(err, SQE_ERR_IO_ERROR, "Cannot write Parquet file "
+                                           "'%s': %s", w->path, strerror(errno));
+        else
+            unlink(w->tmp_path);
+    } else if (!rc && rename(w->tmp_path, w->path) != 0) {
         rc = err_set(err, SQE_ERR_IO_ERROR, "Cannot write Parquet file '%s': %s", w->path,
                      strerror(errno));
+    }
     if (rc) {
         if (meta) *meta = NULL;
         pq_writer_abort(w);

@@ -64,6 +64,9 @@ typedef struct pq_writer_options {
     const pq_field_info *fields;    /* every node of every column (see pq_field_info), or NULL;
                                      * when given, field_ids is ignored */
     uint32_t n_fields;              /* entries in fields: must be the number of nodes */
+    bool no_replace;                /* close fails with ALREADY_EXISTS instead of replacing a
+                                       file that exists at path (the rename is atomic either
+                                       way); default false */
 } pq_writer_options;
 
 typedef struct pq_writer pq_writer;
@@ -112,7 +115,8 @@ uint64_t pq_writer_rows(const pq_writer *w);
 int pq_writer_flush(pq_writer *w, sqe_error *err);
 
 /* Flushes the last row group, writes the page index and the footer, fsyncs and renames the
- * temporary file to the final path. Always frees w (on error the temporary file is deleted).
+ * temporary file to the final path (with options.no_replace: only when nothing is there).
+ * Always frees w (on error the temporary file is deleted).
  * *rows_written (may be NULL) receives the number of rows in the file. */
 int pq_writer_close(pq_writer *w, uint64_t *rows_written, sqe_error *err);
 

@@ -3,8 +3,9 @@
  * limiting, the anonymous provider, and the request helpers (Basic credentials, loopback peers).
  *
  * INTERFACE: auth_chain_create, auth_chain_add, auth_chain_count, auth_chain_name,
- *   auth_chain_authenticate, auth_chain_destroy, auth_anonymous_provider, auth_basic_decode,
- *   auth_peer_is_loopback, auth_user_name_valid (auth.h).
+ *   auth_chain_authenticate, auth_chain_authenticate_principal, auth_chain_destroy,
+ *   auth_anonymous_provider, auth_basic_decode, auth_peer_is_loopback, auth_user_name_valid
+ *   (auth.h).
  * NOTES:
  * - Rate limiting: a fixed table of (user, peer address) -> consecutive failures. The first
  *   FREE_FAILURES failures cost nothing; each later one opens a backoff window (250 ms doubling,
@@ -206,8 +207,10 @@ static int64_t backoff_ms(uint32_t failures) {
     return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
 }
 
-int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
-                            sqe_error *err) {
+/* The chain's decision: *principal (malloc'd user name) and the method of the provider that
+ * accepted. */
+static int chain_run(auth_chain *chain, const auth_request *req, char **principal,
+                     sqe_auth_method *method, sqe_error *err) {
     char user[130], addr[64], key[200];
     claimed_user(req, user, sizeof user);
     peer_address(req->peer, addr, sizeof addr);
@@ -234,6 +237,7 @@ int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **p
     for (uint32_t i = 0; i < chain->n && !who && !rc; i++) {
         auth_provider *p = &chain->providers[i];
         rc = p->check(p->state, req, &who, &e2);
+        if (!rc && who) *method = p->method;
     }
     if (!rc && !who)
         rc = err_set(&e2, AUTH_ERR_UNAUTHENTICATED,
@@ -268,6 +272,24 @@ int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **p
     return SQE_OK;
 }
 
+int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
+                            sqe_error *err) {
+    sqe_auth_method method;
+    return chain_run(chain, req, principal, &method, err);
+}
+
+int auth_chain_authenticate_principal(auth_chain *chain, const auth_request *req,
+                                      sqe_principal **out, sqe_error *err) {
+    char *user = NULL;
+    sqe_auth_method method = SQE_AUTH_NONE;
+    SQE_TRY(chain_run(chain, req, &user, &method, err));
+    sqe_principal *p;
+    int rc = sqe_principal_for_user(user, method, &p, err);
+    free(user);
+    if (!rc) *out = p;
+    return rc;
+}
+
 /* --- anonymous ------------------------------------------------------------------------------ */
 
 static int anonymous_check(void *state, const auth_request *req, char **principal,
@@ -291,6 +313,7 @@ int auth_anonymous_provider(bool loopback_only, auth_provider *out, sqe_error *e
     (void)err;
     static char flag;
     out->name = "anonymous";
+    out->method = SQE_AUTH_ANONYMOUS;
     out->state = loopback_only ? &flag : NULL;
     out->check = anonymous_check;
     out->destroy = NULL;

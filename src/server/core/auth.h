@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/principal.h"
 
 /* The code of an authentication failure. errcodes.def has no UNAUTHENTICATED yet; front ends
  * map every error of auth_chain_authenticate to HTTP 401 / gRPC UNAUTHENTICATED. */
@@ -45,6 +46,7 @@ typedef struct auth_request {
  * called concurrently from many threads. destroy frees state (may be NULL). */
 typedef struct auth_provider {
     const char *name; /* static: "password", "anonymous" */
+    sqe_auth_method method; /* what an accepted request's principal records */
     void *state;
     int (*check)(void *state, const auth_request *req, char **principal, sqe_error *err);
     void (*destroy)(void *state);
@@ -68,6 +70,11 @@ const char *auth_chain_name(const auth_chain *chain, uint32_t i);
  * password was wrong) *principal is untouched and the failure is counted for rate limiting. */
 int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
                             sqe_error *err);
+/* auth_chain_authenticate giving the principal (user and the accepting provider's method; no
+ * token: the chain's providers check passwords, not bearer tokens). On success the caller owns
+ * one reference to *out; on error *out is untouched. */
+int auth_chain_authenticate_principal(auth_chain *chain, const auth_request *req,
+                                      sqe_principal **out, sqe_error *err);
 
 /* Frees the chain and its providers. NULL is ignored. */
 void auth_chain_destroy(auth_chain *chain);

@@ -386,6 +386,7 @@ int auth_password_provider(const char *users_file, auth_provider *out, sqe_error
         return rc;
     }
     out->name = "password";
+    out->method = SQE_AUTH_PASSWORD;
     out->state = st;
     out->check = pw_check;
     out->destroy = pw_destroy;

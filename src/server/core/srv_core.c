@@ -10,8 +10,10 @@
  *   is configured (so Basic credentials are still checked), then anonymous access, from
  *   loopback peers only unless anonymous_loopback_only = false.
  * - Users' own bearer tokens: when a REST catalog uses auth = "session_bearer", a "Bearer" token
- *   that is no SQE session is accepted if that catalog accepts it (auth_catalog.h; principal =
- *   the claimed user), and hook catalog_token hands it to the front end to forward.
+ *   that is no SQE session is accepted if that catalog accepts it (auth_catalog.h); the
+ *   principal (the claimed user, method "bearer") carries the token, which the catalogs forward.
+ * - Principals: the chain's providers give the user and the method; a session token gives
+ *   method "session" (the session store keeps only the user name).
  * - Directories: [session] dir "" means <data_dir>/sessions; data_dir is created when needed.
  */
 #include "server/core/srv_core.h"
@@ -36,7 +38,7 @@ struct srv_core {
 /* --- hooks ---------------------------------------------------------------------------------- */
 
 static int hook_authenticate(void *ud, const char *authorization, const char *user,
-                             const char *peer, char **principal, sqe_error *err) {
+                             const char *peer, sqe_principal **principal, sqe_error *err) {
     srv_core *core = ud;
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
         const char *tok = authorization + 7;
@@ -44,13 +46,14 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
         char *p = NULL;
         int rc = session_store_resolve(core->sessions, tok, &p, NULL, err);
         if (rc && core->catalog_bearer) {
-            /* not an SQE session: the user's own token, if the REST catalog accepts it */
+            /* not an SQE session: the user's own token, if the REST catalog accepts it; the
+             * principal carries it so the catalogs can forward it */
             const char *name = user && *user ? user : "bearer";
             if (!auth_user_name_valid(name))
                 return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name");
             SQE_TRY(auth_catalog_check(core->catalog_bearer, tok, err));
-            if (!(*principal = strdup(name))) return err_nomem(err, "principal");
-            return SQE_OK;
+            sqe_principal_info info = {.user = name, .token = tok, .method = SQE_AUTH_BEARER};
+            return sqe_principal_create(&info, principal, err);
         }
         if (rc) return rc;
         if (user && *user && strcmp(user, p) != 0) {
@@ -58,29 +61,27 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
             return err_set(err, AUTH_ERR_UNAUTHENTICATED,
                            "The claimed user does not match the session's user");
         }
-        *principal = p;
-        return SQE_OK;
+        rc = sqe_principal_for_user(p, SQE_AUTH_SESSION, principal, err);
+        free(p);
+        return rc;
     }
     auth_request req = {authorization, user, peer};
-    return auth_chain_authenticate(core->auth, &req, principal, err);
+    return auth_chain_authenticate_principal(core->auth, &req, principal, err);
 }
 
-static void hook_catalog_token(void *ud, const char *authorization, char **token) {
-    srv_core *core = ud;
-    *token = NULL;
-    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0) return;
-    const char *tok = authorization + 7;
-    while (*tok == ' ') tok++;
-    if (auth_catalog_known(core->catalog_bearer, tok)) *token = strdup(tok);
+static int hook_session_open(void *ud, const sqe_principal *principal, char **token,
+                             sqe_error *err) {
+    return session_store_open(((srv_core *)ud)->sessions, principal->user, token, err);
 }
 
-static int hook_session_open(void *ud, const char *principal, char **token, sqe_error *err) {
-    return session_store_open(((srv_core *)ud)->sessions, principal, token, err);
-}
-
-static int hook_session_resolve(void *ud, const char *token, char **principal,
+static int hook_session_resolve(void *ud, const char *token, sqe_principal **principal,
                                 srv_session_state *state, sqe_error *err) {
-    return session_store_resolve(((srv_core *)ud)->sessions, token, principal, state, err);
+    char *user = NULL;
+    SQE_TRY(session_store_resolve(((srv_core *)ud)->sessions, token, &user, state, err));
+    int rc = sqe_principal_for_user(user, SQE_AUTH_SESSION, principal, err);
+    free(user);
+    if (rc && state) srv_session_state_clear(state);
+    return rc;
 }
 
 static int hook_session_save(void *ud, const char *token, const srv_session_state *state,
@@ -193,7 +194,6 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
         .session_close = hook_session_close,
         .admit = hook_admit,
         .release = hook_release,
-        .catalog_token = hook_catalog_token,
     };
     *out = core;
     return SQE_OK;

@@ -113,10 +113,9 @@ typedef struct flight_ticket {
     volatile int cancel;        /* the engine's cancel flag for conn */
     bool in_use;                /* a DoGet streams it */
     bool admitted;              /* hooks.release is owed for principal */
-    char *principal;
-    char *catalog_token;        /* the caller's own bearer token for REST catalogs (made on
-                                   this call's thread, fetched by DoGet maybe on another), or
-                                   NULL; never logged */
+    char *principal;            /* the user name admission counted (conn keeps the principal
+                                   itself, so a DoGet on another thread runs as the same
+                                   caller) */
     int64_t created_ms;
     struct flight_ticket *next;
 } flight_ticket;
@@ -161,13 +160,12 @@ typedef struct flight_call {
     bool finished;
     volatile int *cancel_target;/* set to 1 when the client cancels or goes away */
     char peer[128];
-    char *principal;
+    sqe_principal *principal;   /* the authenticated caller (a reference): every statement of
+                                   the call runs as it (flight_open_conn); its token, when it
+                                   has one, is the one REST catalogs get */
     char *session_key;          /* "principal:<user>@<peer>" (no token), "principal:<user>@
                                    bearer:<token>" (a REST catalog's token: not an SQE session,
                                    never saved), else the SQE session token */
-    char *catalog_token;        /* the caller's own bearer token the REST catalog accepted
-                                   (hooks.catalog_token), forwarded on every catalog call of
-                                   this call's statements; NULL for SQE sessions */
     char *reply_authorization;  /* sent in the initial metadata (Handshake) */
     int grpc_status;            /* status to send for an error (0 = from the error code) */
 } flight_call;

@@ -28,7 +28,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "catalog/rest/rest_backend.h"
 #include "common/err.h"
 #include "server/flight/flight_int.h"
 
@@ -270,50 +269,59 @@ static int auth_fail(flight_call *fc, sqe_error *err, const char *why) {
 }
 
 /* A bearer token that is no SQE session: the user's own token for a REST catalog, accepted when
- * that catalog accepts it (hooks.authenticate asks it; hooks.catalog_token hands it back for
- * forwarding). The claimed user is the optional `x-sqe-user` header ("bearer" without one).
- * The session is keyed by user and token ("principal:<user>@bearer:<token>": the "principal:"
- * prefix keeps it out of the session store, which does not know the token). */
-static int catalog_bearer(flight_call *fc, const char *authz, char **principal, sqe_error *err) {
+ * that catalog accepts it (hooks.authenticate asks it and gives a principal of method "bearer"
+ * that carries the token, which the catalogs forward). The claimed user is the optional
+ * `x-sqe-user` header ("bearer" without one). The session is keyed by user and token
+ * ("principal:<user>@bearer:<token>": the "principal:" prefix keeps it out of the session store,
+ * which does not know the token). */
+static int catalog_bearer(flight_call *fc, const char *authz, sqe_principal **principal,
+                          sqe_error *err) {
     const srv_hooks *h = &fc->srv->opts.hooks;
     if (err) err_clear(err);
     char *user = header_dup(fc, "x-sqe-user");
-    int rc = h->authenticate(h->ud, authz, user, fc->peer, principal, err);
+    sqe_principal *p = NULL;
+    int rc = h->authenticate(h->ud, authz, user, fc->peer, &p, err);
     free(user);
     if (rc) return auth_fail(fc, err, "invalid bearer token");
-    char *token = NULL;
-    h->catalog_token(h->ud, authz, &token);
-    if (!token) {
-        free(*principal);
-        *principal = NULL;
+    if (p->method != SQE_AUTH_BEARER || !p->token) {
+        sqe_principal_unref(p);
         return auth_fail(fc, err, "the bearer token is neither an SQE session nor accepted by "
                                   "a REST catalog");
     }
-    size_t n = strlen(*principal) + strlen(token) + 20;
+    size_t n = strlen(p->user) + strlen(p->token) + 20;
     char *key = malloc(n);
-    if (key) snprintf(key, n, "principal:%s@bearer:%s", *principal, token);
+    if (key) snprintf(key, n, "principal:%s@bearer:%s", p->user, p->token);
     char *cat = NULL, *sch = NULL;
-    rc = key ? flight_session_touch(fc->srv, key, *principal, &cat, &sch, err)
+    rc = key ? flight_session_touch(fc->srv, key, p->user, &cat, &sch, err)
              : err_nomem(err, "session");
     free(cat);
     free(sch);
     if (rc) {
         free(key);
-        free(token);
-        free(*principal);
-        *principal = NULL;
+        sqe_principal_unref(p);
         return rc;
     }
     fc->session_key = key;
-    fc->catalog_token = token;
+    *principal = p;
     return SQE_OK;
+}
+
+/* A principal for name without credentials (servers without hooks). */
+static sqe_principal *plain_principal(const char *name) {
+    sqe_principal *p = NULL;
+    sqe_principal_for_user(name && *name ? name : "anonymous", SQE_AUTH_NONE, &p, NULL);
+    return p;
+}
+
+static bool carries_own_token(const sqe_principal *p) {
+    return p && p->method == SQE_AUTH_BEARER && p->token;
 }
 
 static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
     flight_server *srv = fc->srv;
     const srv_hooks *h = &srv->opts.hooks;
     char *authz = header_dup(fc, "authorization");
-    char *principal = NULL;
+    sqe_principal *principal = NULL;
     int rc = SQE_OK;
     if (err) err_clear(err);
     if (!handshake && authz && strncasecmp(authz, "Bearer ", 7) == 0) {
@@ -323,12 +331,12 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             srv_session_state st;
             memset(&st, 0, sizeof st);
             rc = h->session_resolve(h->ud, token, &principal, &st, err);
-            if (rc && h->catalog_token && h->authenticate) {
+            if (rc && h->authenticate) {
                 rc = catalog_bearer(fc, authz, &principal, err);
             } else if (rc) {
                 rc = auth_fail(fc, err, "invalid session token");
             } else {
-                rc = flight_session_touch(srv, token, principal, &cat, &sch, err);
+                rc = flight_session_touch(srv, token, principal->user, &cat, &sch, err);
                 /* A session the server does not know yet (restart): take the saved state. */
                 if (!rc) flight_session_adopt(srv, token, &st);
             }
@@ -337,11 +345,12 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             pthread_mutex_lock(&srv->lock);
             flight_session *s = srv->sessions;
             while (s && strcmp(s->key, token) != 0) s = s->next;
-            if (s) principal = strdup(s->principal);
+            if (s) principal = plain_principal(s->principal);
             pthread_mutex_unlock(&srv->lock);
             if (!s && h->authenticate) rc = auth_fail(fc, err, "unknown or expired session token");
-            else if (!s) principal = strdup("anonymous");
-            if (!rc) rc = flight_session_touch(srv, token, principal, &cat, &sch, err);
+            else if (!s) principal = plain_principal(NULL);
+            if (!rc && !principal) rc = err_nomem(err, "session");
+            if (!rc) rc = flight_session_touch(srv, token, principal->user, &cat, &sch, err);
         }
         free(cat);
         free(sch);
@@ -351,17 +360,15 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             rc = h->authenticate(h->ud, authz, NULL, fc->peer, &principal, err);
             if (rc) rc = auth_fail(fc, err, "authentication failed");
         } else {
-            principal = basic_user(authz);
-            if (!principal) principal = strdup("anonymous");
+            char *name = basic_user(authz);
+            principal = plain_principal(name);
+            free(name);
+            if (!principal) rc = err_nomem(err, "session");
         }
-        char *ctok = NULL;
-        if (!rc && handshake && h->catalog_token && authz && strncasecmp(authz, "Bearer ", 7) == 0)
-            h->catalog_token(h->ud, authz, &ctok);
-        if (ctok) {
+        if (!rc && handshake && carries_own_token(principal)) {
             /* a Handshake with the user's own catalog token: no SQE session (it would lose
              * the token); the client keeps sending the same token */
-            free(ctok);
-            free(principal);
+            sqe_principal_unref(principal);
             principal = NULL;
             rc = catalog_bearer(fc, authz, &principal, err);
             if (!rc && !(fc->reply_authorization = strdup(authz))) rc = err_nomem(err, "session");
@@ -385,13 +392,14 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             /* Without a bearer token a session is one client connection (its peer address):
              * two clients of one user never share prepared statements or session options. */
             const char *peer = fc->peer;
-            size_t n = strlen(principal) + strlen(peer) + 16;
+            size_t n = strlen(principal->user) + strlen(peer) + 16;
             fc->session_key = malloc(n);
-            if (fc->session_key) snprintf(fc->session_key, n, "principal:%s@%s", principal, peer);
+            if (fc->session_key)
+                snprintf(fc->session_key, n, "principal:%s@%s", principal->user, peer);
         }
-        if (!rc && fc->session_key && !fc->catalog_token) {
+        if (!rc && fc->session_key && !carries_own_token(principal)) {
             char *cat = NULL, *sch = NULL;
-            rc = flight_session_touch(srv, fc->session_key, principal, &cat, &sch, err);
+            rc = flight_session_touch(srv, fc->session_key, principal->user, &cat, &sch, err);
             free(cat);
             free(sch);
         }
@@ -399,7 +407,7 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
     free(authz);
     if (!rc && (!principal || !fc->session_key)) rc = err_nomem(err, "session");
     if (rc) {
-        free(principal);
+        sqe_principal_unref(principal);
         return rc;
     }
     fc->principal = principal;
@@ -424,7 +432,7 @@ int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
     const srv_hooks *h = &srv->opts.hooks;
     if (h->admit) {
         uint32_t timeout_ms = 0;
-        int rc = h->admit(h->ud, fc->principal, sql_bytes, &timeout_ms, err);
+        int rc = h->admit(h->ud, fc->principal->user, sql_bytes, &timeout_ms, err);
         if (rc) return rc;
     }
     pthread_mutex_lock(&srv->lock);
@@ -436,7 +444,7 @@ int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
 void flight_stmt_end(flight_call *fc) {
     flight_server *srv = fc->srv;
     const srv_hooks *h = &srv->opts.hooks;
-    if (h->release) h->release(h->ud, fc->principal);
+    if (h->release) h->release(h->ud, fc->principal->user);
     pthread_mutex_lock(&srv->lock);
     if (srv->running) srv->running--;
     pthread_cond_broadcast(&srv->cond);
@@ -486,11 +494,6 @@ static void serve_call(flight_call *fc) {
         call_fail(fc, rc, &e);
         return;
     }
-    /* REST catalogs see the caller's own token on every call this call's statements make */
-    if (!rest_backend_set_session_token(fc->catalog_token)) {
-        call_fail(fc, err_nomem(&e, "session token"), &e);
-        return;
-    }
     if (hs) {
         rc = handshake(fc, &e);
     } else if (strcmp(name, "ListActions") == 0) {
@@ -519,7 +522,6 @@ static void serve_call(flight_call *fc) {
         }
         free(m);
     }
-    rest_backend_set_session_token(NULL);
     if (rc) call_fail(fc, rc, &e);
     else call_finish(fc, 0, NULL, NULL, NULL);
 }
@@ -570,9 +572,8 @@ static void *worker_main(void *arg) {
         grpc_call_unref(fc.call);
         grpc_call_details_destroy(&fc.details);
         grpc_metadata_array_destroy(&fc.md);
-        free(fc.principal);
+        sqe_principal_unref(fc.principal);
         free(fc.session_key);
-        free(fc.catalog_token);
         free(fc.reply_authorization);
     }
     return NULL;

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "catalog/rest/rest_backend.h"
 #include "common/err.h"
 #include "engine/engine.h"
 #include "server/flight/flight_int.h"
@@ -30,13 +29,13 @@
 int flight_open_conn(flight_call *fc, sqe_conn **out, volatile int *cancel, sqe_error *err) {
     *out = NULL;
     char *cat = NULL, *sch = NULL;
-    SQE_TRY(flight_session_touch(fc->srv, fc->session_key, fc->principal, &cat, &sch, err));
+    SQE_TRY(flight_session_touch(fc->srv, fc->session_key, fc->principal->user, &cat, &sch, err));
     free(cat);
     free(sch);
     sqe_conn *conn;
     SQE_TRY(sqe_connect(fc->srv->db, &conn, err));
     int rc = flight_session_restore(fc, conn, err);
-    if (!rc && fc->principal) rc = sqe_conn_set_user(conn, fc->principal, err);
+    if (!rc) sqe_conn_set_principal(conn, fc->principal);
     if (rc) {
         sqe_disconnect(conn);
         return rc;
@@ -344,11 +343,9 @@ static int query_to_ticket(flight_call *fc, const char *sql, const flight_prepar
     if (!t) return err_nomem(err, "ticket");
     flight_random_handle(t->handle);
     t->session_key = strdup(fc->session_key);
-    t->principal = strdup(fc->principal);
-    t->catalog_token = fc->catalog_token ? strdup(fc->catalog_token) : NULL;
+    t->principal = strdup(fc->principal->user);
     t->created_ms = flight_now_ms();
-    int rc = (!t->session_key || !t->principal || (fc->catalog_token && !t->catalog_token))
-                 ? err_nomem(err, "ticket") : SQE_OK;
+    int rc = (!t->session_key || !t->principal) ? err_nomem(err, "ticket") : SQE_OK;
     if (!rc) rc = flight_stmt_begin(fc, strlen(p ? p->sql : sql), err);
     if (!rc) t->admitted = true;
     if (!rc) rc = flight_run_statement(fc, sql, p, 0, &t->cancel, &t->conn, &t->stmt, &t->res, err);
@@ -536,14 +533,10 @@ static int do_get_ticket(flight_call *fc, const ProtobufCBinaryData *handle, sqe
     if (!t) return err_set(err, SQE_ERR_NOT_FOUND, "unknown or expired ticket");
     if (busy) return err_set(err, SQE_ERR_GENERIC_USER_ERROR, "the ticket is being fetched already");
     fc->cancel_target = &t->cancel;
-    /* the result may reach the catalog while it streams: with the token of the user who made
-     * it (the same as this call's: the ticket is bound to the session, which is per token) */
-    int rc = rest_backend_set_session_token(t->catalog_token) ? SQE_OK
-                                                              : err_nomem(err, "session token");
-    if (!rc)
-        rc = t->cancel ? err_set(err, SQE_ERR_USER_CANCELED, "the query was canceled")
+    /* the result may reach the catalog while it streams: as the user who made it (t->conn
+     * holds that principal, and every table version it loaded keeps it too) */
+    int rc = t->cancel ? err_set(err, SQE_ERR_USER_CANCELED, "the query was canceled")
                        : flight_stream_result(fc, t->res, NULL, err);
-    rest_backend_set_session_token(fc->catalog_token);
     fc->cancel_target = NULL;
     pthread_mutex_lock(&srv->lock);
     for (pp = &srv->tickets; *pp; pp = &(*pp)->next) {

@@ -260,7 +260,6 @@ void flight_ticket_free(flight_server *srv, flight_ticket *t) {
     }
     free(t->principal);
     free(t->session_key);
-    free(t->catalog_token);
     free(t);
 }
 

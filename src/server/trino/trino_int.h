@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/principal.h"
 #include "common/strbuf.h"
 #include "server/trino/trino_server.h"
 #include "sqe/sqe_values.h"
@@ -36,8 +37,9 @@ typedef struct trino_request {
     trino_kv *prepared; /* X-Trino-Prepared-Statement */
     uint32_t n_prepared;
     char *header_error; /* set when a header could not be decoded: the statement fails with it */
-    bool authenticated; /* user is the principal the server's hooks authenticated */
-    char *catalog_token; /* the caller's bearer token for REST catalogs (hooks->catalog_token) */
+    sqe_principal *principal; /* the caller hooks->authenticate accepted (a reference; user is
+                                 then its name and X-Trino-User cannot change it), or NULL when
+                                 the server has no hooks (the statement runs as user) */
 } trino_request;
 
 void trino_request_reset(trino_request *req);

@@ -48,7 +48,6 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "catalog/rest/rest_backend.h"
 #include "server/trino/trino_int.h"
 
 #define MAX_PENDING 2          /* pages encoded ahead of the client */
@@ -735,7 +734,8 @@ static void value_literal(const char *v, strbuf *out) {
 /* Restores the client's session on a fresh connection. */
 static int restore_session(sqe_conn *conn, const trino_request *req, sqe_error *err) {
     if (req->header_error) return err_set(err, SQE_ERR_GENERIC_USER_ERROR, "%s", req->header_error);
-    SQE_TRY(sqe_conn_set_user(conn, req->user, err));
+    if (req->principal) sqe_conn_set_principal(conn, req->principal);
+    else SQE_TRY(sqe_conn_set_user(conn, req->user, err));
     if (req->catalog || req->schema)
         SQE_TRY(sqe_conn_set_catalog_schema(conn, req->catalog, req->schema, err));
     if (req->time_zone) SQE_TRY(sqe_conn_set_time_zone(conn, req->time_zone, err));
@@ -1013,10 +1013,7 @@ static void *worker_main(void *arg) {
     pthread_mutex_unlock(&reg->lock);
 
     if (run) {
-        /* REST catalogs see the caller's own token on every call of this statement */
-        rest_backend_set_session_token(q->req.catalog_token);
-        run_query(q);
-        rest_backend_set_session_token(NULL);
+        run_query(q); /* as q->req.principal: the session gets it (restore_session) */
     } else {
         sqe_error err;
         pthread_mutex_lock(&q->lock);

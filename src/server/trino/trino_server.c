@@ -61,7 +61,7 @@ static health_state *health_of(trino_server *srv) {
 /* --- small helpers (trino_int.h) ------------------------------------------------------------ */
 
 void trino_request_reset(trino_request *req) {
-    free(req->catalog_token);
+    sqe_principal_unref(req->principal);
     free(req->sql);
     free(req->user);
     free(req->catalog);
@@ -229,7 +229,7 @@ int trino_request_header(trino_request *req, const char *key, const char *value,
     if (!key || !value || strncasecmp(key, "X-Trino-", 8) != 0) return SQE_OK;
     bool ok = true;
     if (!strcasecmp(key, "X-Trino-User")) {
-        if (!req->authenticated) ok = set_string(&req->user, value);
+        if (!req->principal) ok = set_string(&req->user, value);
     } else if (!strcasecmp(key, "X-Trino-Catalog")) {
         ok = set_string(&req->catalog, value);
     } else if (!strcasecmp(key, "X-Trino-Schema")) {
@@ -342,20 +342,19 @@ static enum MHD_Result send_too_large(const trino_server *srv, struct MHD_Connec
     return send_reply(c, &r);
 }
 
-/* Takes principal (malloc'd, NULL when the server has no hooks). */
+/* Takes the reference to principal (NULL when the server has no hooks). */
 static enum MHD_Result handle_submit(trino_server *srv, struct MHD_Connection *c, conn_ctx *ctx,
-                                     char *principal, char *catalog_token) {
+                                     sqe_principal *principal) {
     if (ctx->too_large) {
-        free(principal);
-        free(catalog_token);
+        sqe_principal_unref(principal);
         return send_too_large(srv, c);
     }
     trino_request req;
     memset(&req, 0, sizeof req);
-    req.catalog_token = catalog_token;
-    if (principal) {
-        req.user = principal;
-        req.authenticated = true;
+    req.principal = principal;
+    if (principal && !(req.user = strdup(principal->user))) {
+        sqe_principal_unref(principal);
+        return send_text(c, 500, "out of memory");
     }
     header_scan hs;
     memset(&hs, 0, sizeof hs);
@@ -536,7 +535,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return handle_info(srv, c, url[8] == '/');
     }
 
-    char *principal = NULL, *catalog_token = NULL;
+    sqe_principal *principal = NULL;
     const srv_hooks *hooks = srv->opts.hooks;
     if (hooks && hooks->authenticate) {
         char peer[80];
@@ -550,16 +549,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL, &principal, &e) !=
             SQE_OK)
             return send_unauthorized(c, e.message[0] ? e.message : "authentication failed");
-        if (hooks->catalog_token && is_post && !strcmp(url, "/v1/statement"))
-            hooks->catalog_token(hooks->ud, authz, &catalog_token);
     }
     if (!strcmp(url, "/v1/statement")) {
-        if (is_post) return handle_submit(srv, c, ctx, principal, catalog_token);
-        free(principal);
+        if (is_post) return handle_submit(srv, c, ctx, principal);
+        sqe_principal_unref(principal);
         if (is_head) return send_text(c, 200, "");
         return send_text(c, 405, "Method not allowed");
     }
-    free(principal);
+    sqe_principal_unref(principal);
     const char *rest = NULL;
     if (!strncmp(url, "/v1/statement/queued/", 21))
         rest = url + 21;
