@@ -5,6 +5,9 @@
 #   unit  every build-asan/unit_* executable (cmocka; ASan + UBSan, leaks checked)
 #   sql   build-asan/slt_runner over the sqllogictest corpus tests/sql/ (in-process)
 #   sql-trino, sql-flight  the same corpus over Trino HTTP and Flight SQL (in-process servers)
+#   trino-oracle  tests/trino_oracle: the corpus against the real Trino 476 (memory connector), the
+#            semantics SQE promises; every difference is a listed exception (exceptions.txt).
+#            Runs when scripts/setup.sh has cached Trino and a JDK >= 24 (else noted, not counted)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   tpch-ice the same on Iceberg tables loaded from those files (CTAS into a fresh warehouse)
@@ -127,6 +130,23 @@ sql_stage() {
 sql_stage sql embedded
 sql_stage sql-trino trino
 sql_stage sql-flight flight
+
+# ---- trino-oracle -------------------------------------------------------------------------------
+echo "== sqllogictest against the real Trino 476 (tests/trino_oracle)"
+if ! { [ -x "$PYTHON" ] && "$PYTHON" tests/trino_oracle/trino_server.py present; }; then
+  stage_note trino-oracle "no cached Trino 476 or JDK >= 24 (bash scripts/setup.sh installs them)"
+elif [ ! -x build-asan/slt_runner ]; then
+  echo "FAIL: build-asan/slt_runner is missing (make asan)"
+  stage_done trino-oracle 0 1 0 "build-asan/slt_runner missing"
+else
+  timeout -k 10 $((TEST_TIMEOUT * 6)) bash tests/trino_oracle/run_trino_oracle.sh 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  stage_done trino-oracle "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" \
+    "$p passed, $f failed; $(grep -oE '^agreement: .*' "$log" | head -n 1)"
+fi
 
 # ---- tpch ---------------------------------------------------------------------------------------
 # tpch_stage NAME FORMAT: run_tpch.py at SF 0.1 on tpchgen files of FORMAT (csv: loaded into

@@ -3,7 +3,8 @@
  *
  *   slt_runner [--rewrite] [--filter SUBSTR] [--jobs N] [--verbose] [--slow] [--connector NAME]
  *              [--threads N] [--timeout SEC] [--no-fork]
- *              [--iceberg-rest URI [--rest-token T] [--s3-endpoint URL]] PATH...
+ *              [--iceberg-rest URI [--rest-token T] [--s3-endpoint URL]]
+ *              [--trino-url URL [--catalog C] [--sqe-types]] [--exceptions FILE] PATH...
  *
  * Finds every *.test file under the paths (recursively, sorted; *.test_slow too with --slow),
  * runs each on a fresh database (slt_exec.c) and prints the failures, then the summary line
@@ -18,6 +19,10 @@
  *     counts live in shared memory, so the records it finished before dying still count.
  *   - --no-fork runs the files one after the other in this process (for gdb).
  *   - --connector embedded|trino|flight picks the front end (slt_conn*.c).
+ *   - --trino-url runs the "trino" connector against that external server (the real Trino as the
+ *     oracle); --exceptions leaves the listed folders and files out and counts the listed records'
+ *     differences as excepted (slt_exceptions.c). The summary then adds "N excepted" and the
+ *     error records whose message or position alone differ.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -67,7 +72,15 @@ static const char usage_text[] =
     "                     \"iceberg\", vended S3 credentials) instead of a fresh local warehouse;\n"
     "                     the catalog should be empty for each run (one file per run)\n"
     "  --rest-token T     bearer token sent to the REST catalog\n"
-    "  --s3-endpoint URL  S3 endpoint (path-style) when the catalog vends none\n";
+    "  --s3-endpoint URL  S3 endpoint (path-style) when the catalog vends none\n"
+    "  --trino-url URL    the trino connector talks to this external Trino (e.g. the real one)\n"
+    "                     instead of an in-process SQE server; error records compare SQLSTATEs\n"
+    "                     (one file at a time, each on a fresh memory catalog)\n"
+    "  --catalog C        --trino-url: the name of that catalog (default memory)\n"
+    "  --sqe-types        --trino-url: run every statement on SQE in-process too; a query whose\n"
+    "                     column types differ from SQE's fails\n"
+    "  --exceptions FILE  leave out the folders and files listed in FILE, and count the listed\n"
+    "                     records' differences as excepted (tests/runner/README.md)\n";
 
 /* ---- discovery ------------------------------------------------------------------------------- */
 
@@ -129,6 +142,24 @@ static void counts_add(slt_counts *total, const slt_counts *c) {
     total->passed += c->passed;
     total->failed += c->failed;
     total->skipped += c->skipped;
+    total->excepted += c->excepted;
+    total->messages += c->messages;
+    total->positions += c->positions;
+    total->types += c->types;
+}
+
+/* Counts the checked records of a file left out by the exceptions list (for the summary). */
+static int records_in(const char *path) {
+    slt_script script;
+    char msg[256];
+    if (slt_script_parse(path, &script, msg, sizeof msg) != 0) return 0;
+    int n = 0;
+    for (int i = 0; i < script.n_recs; i++) {
+        slt_kind k = script.recs[i].kind;
+        n += k == SLT_STATEMENT_OK || k == SLT_STATEMENT_ERROR || k == SLT_QUERY || k == SLT_LOAD;
+    }
+    slt_script_free(&script);
+    return n;
 }
 
 static void run_in_process(const file_list *files, const runner_options *opt, slt_counts *total) {
@@ -253,6 +284,7 @@ int main(int argc, char **argv) {
     opt.timeout = 600;
     opt.run.connector = slt_connector_find("embedded");
     file_list roots = {0};
+    const char *exceptions_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -265,6 +297,10 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--iceberg-rest") == 0 && has_value) opt.run.rest_uri = argv[++i];
         else if (strcmp(a, "--rest-token") == 0 && has_value) opt.run.rest_token = argv[++i];
         else if (strcmp(a, "--s3-endpoint") == 0 && has_value) opt.run.s3_endpoint = argv[++i];
+        else if (strcmp(a, "--trino-url") == 0 && has_value) opt.run.trino_url = argv[++i];
+        else if (strcmp(a, "--catalog") == 0 && has_value) opt.run.trino_catalog = argv[++i];
+        else if (strcmp(a, "--exceptions") == 0 && has_value) exceptions_path = argv[++i];
+        else if (strcmp(a, "--sqe-types") == 0) opt.run.sqe_types = 1;
         else if (strcmp(a, "--jobs") == 0 && has_value && parse_int(argv[i + 1], 1, 1024, &v))
             opt.jobs = (int)v, i++;
         else if (strcmp(a, "--threads") == 0 && has_value && parse_int(argv[i + 1], 0, 4096, &v))
@@ -291,6 +327,25 @@ int main(int argc, char **argv) {
         fputs(usage_text, stderr);
         return 2;
     }
+    const char *usage_error = NULL;
+    char msg[512];
+    if (opt.run.trino_url && strcmp(opt.run.connector->name, "trino") != 0)
+        usage_error = "--trino-url needs --connector trino";
+    if (opt.run.sqe_types && !opt.run.trino_url) usage_error = "--sqe-types needs --trino-url";
+    if (opt.run.trino_url) opt.jobs = 1; /* the files share the server's one catalog */
+    slt_exceptions exceptions = {0};
+    if (!usage_error && exceptions_path) {
+        if (slt_exceptions_load(exceptions_path, &exceptions, msg, sizeof msg) == 0)
+            opt.run.exceptions = &exceptions;
+        else
+            usage_error = msg;
+    }
+    if (usage_error) {
+        fprintf(stderr, "slt_runner: %s\n", usage_error);
+        for (size_t i = 0; i < roots.n; i++) free(roots.paths[i]);
+        free(roots.paths);
+        return 2;
+    }
 
     slt_counts total = {0};
     file_list found = {0};
@@ -308,13 +363,33 @@ int main(int argc, char **argv) {
         }
     }
     file_list files = {0};
-    for (size_t i = 0; i < found.n; i++)
-        if (!opt.filter || strstr(found.paths[i], opt.filter)) list_add(&files, found.paths[i]);
+    int excluded_files = 0, excluded_records = 0;
+    for (size_t i = 0; i < found.n; i++) {
+        if (opt.filter && !strstr(found.paths[i], opt.filter)) continue;
+        const slt_exception *e = slt_exceptions_file(opt.run.exceptions, found.paths[i]);
+        if (e) {
+            excluded_files++;
+            excluded_records += records_in(found.paths[i]);
+            if (opt.run.verbose) printf("excluded %s: %s\n", found.paths[i], e->reason);
+            continue;
+        }
+        list_add(&files, found.paths[i]);
+    }
     if (files.n == 0) printf("no test files found\n");
 
     if (opt.fork) run_forked(&files, &opt, &total);
     else run_in_process(&files, &opt, &total);
 
+    if (excluded_files)
+        printf("%d files left out by the exceptions list (%d records)\n", excluded_files,
+               excluded_records);
+    if (total.excepted) printf("%d excepted (listed differences)\n", total.excepted);
+    if (opt.run.trino_url)
+        printf("%d error records differ in message text only, %d in position only\n",
+               total.messages, total.positions);
+    if (opt.run.sqe_types)
+        printf("%d queries answer with column types other than SQE's (failed or excepted)\n",
+               total.types);
     printf("%d passed, %d failed\n", total.passed, total.failed);
     if (total.skipped) printf("%d skipped\n", total.skipped);
     for (size_t i = 0; i < roots.n; i++) free(roots.paths[i]);
@@ -323,5 +398,6 @@ int main(int argc, char **argv) {
     free(roots.paths);
     free(found.paths);
     free(files.paths);
+    slt_exceptions_free(&exceptions);
     return total.failed ? 1 : 0;
 }
