@@ -8,6 +8,9 @@
 #   sqlite   SQLite's sqllogictest corpus (../shared/corpus/sqllogictest: select1-5, evidence/)
 #            through build/slt_runner --sqlite-corpus with tests/sqlite/skip.list (release build:
 #            the corpus is about answers and runs 6x faster than under ASan; tests/sqlite/README.md)
+#   trino-oracle  tests/trino_oracle: the corpus against the real Trino 476 (memory connector), the
+#            semantics SQE promises; every difference is a listed exception (exceptions.txt).
+#            Runs when scripts/setup.sh has cached Trino and a JDK >= 24 (else noted, not counted)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   tpch-ice the same on Iceberg tables loaded from those files (CTAS into a fresh warehouse)
@@ -168,6 +171,23 @@ else
   skipped=$(grep -E '^[0-9]+ skipped$' "$log" | tail -n 1 | grep -oE '^[0-9]+')
   stage_done sqlite "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" \
     "$p passed, $f failed, ${skipped:-0} skipped (records) in $((SECONDS - sqlite_start)) s"
+fi
+
+# ---- trino-oracle -------------------------------------------------------------------------------
+echo "== sqllogictest against the real Trino 476 (tests/trino_oracle)"
+if ! { [ -x "$PYTHON" ] && "$PYTHON" tests/trino_oracle/trino_server.py present; }; then
+  stage_note trino-oracle "no cached Trino 476 or JDK >= 24 (bash scripts/setup.sh installs them)"
+elif [ ! -x build-asan/slt_runner ]; then
+  echo "FAIL: build-asan/slt_runner is missing (make asan)"
+  stage_done trino-oracle 0 1 0 "build-asan/slt_runner missing"
+else
+  timeout -k 10 $((TEST_TIMEOUT * 6)) bash tests/trino_oracle/run_trino_oracle.sh 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  stage_done trino-oracle "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" \
+    "$p passed, $f failed; $(grep -oE '^agreement: .*' "$log" | head -n 1)"
 fi
 
 # ---- tpch ---------------------------------------------------------------------------------------

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need, idempotently:
 #   - Debian packages (compiler toolchain, the product's libraries, test tools);
-#   - a Python virtual environment under .cache/venv with the test clients and oracles.
+#   - a Python virtual environment under .cache/venv with the test clients and oracles;
+#   - Trino 476 (the semantics oracle, tests/trino_oracle) in
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/trino-476, with a JDK >= 24 when the machine has
+#     none (trino_server.py install: nothing is fetched when both are there).
 # A stamp file records the inputs of the last successful run; nothing is redone when they match.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +21,20 @@ PIP_PACKAGES=(pytest==9.2.0 duckdb==2.0.1 tpchgen-cli==4.0.0 pyarrow==26.0.1 dat
   mmh3==5.3.1 dbt-core==1.10.23 dbt-trino==1.10.6 adbc-driver-flightsql==1.13.0
   adbc-driver-manager==1.13.0 grpcio==1.85.1 "moto[server]==5.2.5")
 
+# The stamp below does not cover the tool cache outside the repository: check it every time.
+trino_oracle_install() {
+  local py="$CACHE/venv/bin/python"
+  [ -x "$py" ] || py=python3
+  if ! "$py" tests/trino_oracle/trino_server.py present; then
+    echo "setup: installing Trino 476 for tests/trino_oracle"
+    "$py" tests/trino_oracle/trino_server.py install
+  fi
+}
+
 stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
 stamp_file="$CACHE/setup.stamp"
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp_value" ] && [ -x "$CACHE/venv/bin/python" ]; then
+  trino_oracle_install
   exit 0
 fi
 
@@ -54,5 +68,6 @@ if [ ! -f "$jar" ]; then
   mv "$jar.tmp" "$jar"
 fi
 
+trino_oracle_install
 echo "$stamp_value" > "$stamp_file"
 echo "setup: done"

@@ -228,7 +228,7 @@ static int bind_output_order(binder *b, const sql_query *q, plan **p, const char
         if (it->expr->kind == SQL_EXPR_INTEGER) {
             int64_t ord = it->expr->u.num.ival;
             if (ord < 1 || ord > (int64_t)in->n_out)
-                return bind_error(b, SQE_ERR_INVALID_ORDINAL, it->line, it->col,
+                return bind_error(b, SQE_ERR_INVALID_COLUMN_REFERENCE, it->line, it->col,
                                   "ORDER BY position %lld is not in select list", (long long)ord);
             e = bexpr_column(b->pctx, in->out[ord - 1].id, in->out[ord - 1].type);
             BIND_CHECK(b, e);

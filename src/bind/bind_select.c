@@ -167,11 +167,11 @@ static int bind_group_item(binder *b, bind_scope *s, const sql_select *sel, cons
     if (e->kind == SQL_EXPR_INTEGER) {
         int64_t ord = e->u.num.ival;
         if (ord < 1 || ord > sel->n_items)
-            return bind_error(b, SQE_ERR_INVALID_ORDINAL, e->line, e->col,
+            return bind_error(b, SQE_ERR_INVALID_COLUMN_REFERENCE, e->line, e->col,
                               "GROUP BY position %lld is not in select list", (long long)ord);
         const sql_select_item *it = &sel->items[ord - 1];
         if (it->kind != SQL_SELECT_EXPR)
-            return bind_error(b, SQE_ERR_INVALID_ORDINAL, e->line, e->col,
+            return bind_error(b, SQE_ERR_INVALID_COLUMN_REFERENCE, e->line, e->col,
                               "GROUP BY position %lld refers to *", (long long)ord);
         e = it->expr;
     }
@@ -434,7 +434,7 @@ static int order_target(binder *b, const sql_order_item *it, const select_list *
     if (e->kind == SQL_EXPR_INTEGER) {
         int64_t ord = e->u.num.ival;
         if (ord < 1 || ord > (int64_t)l->n)
-            return bind_error(b, SQE_ERR_INVALID_ORDINAL, e->line, e->col,
+            return bind_error(b, SQE_ERR_INVALID_COLUMN_REFERENCE, e->line, e->col,
                               "ORDER BY position %lld is not in select list", (long long)ord);
         *pos = (int)ord - 1;
         return SQE_OK;

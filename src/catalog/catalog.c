@@ -224,8 +224,10 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
         goto out_unlock;
     }
     if (find_view_idx(s, name) >= 0) {
-        rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "View '%s.%s.%s' already exists", c->name, schema,
-                     name);
+        /* As Trino: IF NOT EXISTS is satisfied by a view of that name too (nothing is created). */
+        if (!if_not_exists)
+            rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "View '%s.%s.%s' already exists", c->name,
+                         schema, name);
         goto out_unlock;
     }
     int existing = find_table_idx(s, name);
@@ -445,20 +447,20 @@ int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_
     cat_schema *s = find_schema(c, schema);
     int idx = s ? find_view_idx(s, name) : -1;
     cat_view *dropped = NULL;
+    /* As Trino's DROP VIEW: a table of that name fails even with IF EXISTS; both errors are
+     * GENERIC_USER_ERROR. */
     if (idx >= 0) {
         dropped = s->views[idx];
         memmove(&s->views[idx], &s->views[idx + 1],
                 (s->n_views - (uint32_t)idx - 1) * sizeof(cat_view *));
         s->n_views--;
-    } else if (if_exists) {
-        rc = SQE_OK;
     } else if (s && find_table_idx(s, name) >= 0) {
-        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND,
+        rc = err_set(err, SQE_ERR_GENERIC_USER_ERROR,
                      "View '%s.%s.%s' does not exist, but a table with that name exists. Did you "
                      "mean DROP TABLE %s.%s.%s?",
                      c->name, schema, name, c->name, schema, name);
-    } else {
-        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name,
+    } else if (!if_exists) {
+        rc = err_set(err, SQE_ERR_GENERIC_USER_ERROR, "View '%s.%s.%s' does not exist", c->name,
                      schema, name);
     }
     pthread_mutex_unlock(&c->lock);

@@ -117,8 +117,9 @@ int catalog_drop_schema(catalog *c, const sqe_principal *who, const char *schema
                         bool cascade, sqe_error *err);
 bool catalog_has_schema(catalog *c, const sqe_principal *who, const char *schema);
 
-/* Creates an empty table. Columns are copied. On success *out (optional) is a new reference.
- * Fails with ALREADY_EXISTS when a view of that name exists (even with if_not_exists). */
+/* Creates an empty table. Columns are copied. On success *out (optional) is a new reference, or
+ * NULL when if_not_exists found a view of that name (as Trino, nothing is created then); without
+ * if_not_exists an existing table or view fails with ALREADY_EXISTS. */
 int catalog_create_table(catalog *c, const char *schema, const char *name,
                          const cat_column *columns, uint32_t n_columns, bool if_not_exists,
                          cat_table **out, sqe_error *err);

@@ -551,7 +551,8 @@ static int jdbc_columns_row(sys_rows *r, const sys_rel *rel) {
         SQE_TRY(ADD_ROW(r, STR(rel->catalog), STR(rel->schema), STR(rel->name), STR(c->name),
                         INT(jdbc_data_type(t)), STR(type), OPT_INT(jdbc_column_size(t)), INT(0),
                         OPT_INT(jdbc_decimal_digits(t)), OPT_INT(jdbc_num_prec_radix(t)),
-                        INT(2 /* columnNullableUnknown, as Trino */), STR(c->comment), NUL, NUL, NUL,
+                        INT(c->not_null ? 0 /* columnNoNulls */ : 1 /* columnNullable, as Trino */),
+                        STR(c->comment), NUL, NUL, NUL,
                         OPT_INT(jdbc_char_octet_length(t)), INT(i + 1),
                         STR(c->not_null ? "NO" : "YES"), NUL, NUL, NUL, NUL, NUL, NUL));
     }
@@ -581,11 +582,9 @@ static int jdbc_types_rows(sys_rows *r) {
         {"double", TYPE_DOUBLE, -1}, {"integer", TYPE_INTEGER, -1},
         {"interval day to second", TYPE_INTERVAL_DS, -1},
         {"interval year to month", TYPE_INTERVAL_YM, -1}, {"json", TYPE_JSON, -1},
-        {"real", TYPE_REAL, -1}, {"smallint", TYPE_SMALLINT, -1}, {"time(3)", TYPE_TIME, 3},
-        {"timestamp(3)", TYPE_TIMESTAMP, 3},
-        {"timestamp(3) with time zone", TYPE_TIMESTAMP_TZ, 3}, {"tinyint", TYPE_TINYINT, -1},
-        {"uuid", TYPE_UUID, -1}, {"varbinary", TYPE_VARBINARY, -1}, {"varchar", TYPE_VARCHAR, -1},
-    };
+        {"real", TYPE_REAL, -1}, {"smallint", TYPE_SMALLINT, -1}, {"tinyint", TYPE_TINYINT, -1},
+        {"uuid", TYPE_UUID, -1}, {"varbinary", TYPE_VARBINARY, -1},
+    };  /* time, timestamp (with time zone) and varchar only as parametric types, as in Trino 476 */
     for (size_t i = 0; i < sizeof concrete / sizeof concrete[0]; i++) {
         sqe_type t = concrete[i].precision >= 0 ? type_with_precision(concrete[i].id, concrete[i].precision)
                                                 : concrete[i].id == TYPE_VARCHAR ? type_varchar(0)

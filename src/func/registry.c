@@ -223,14 +223,24 @@ static const char *operator_symbol(const char *name) {
     return NULL;
 }
 
+/* Names behind Trino's special forms (LIKE, NULLIF, COALESCE, IF, AT TIME ZONE, TRY): like its
+ * operators, Trino reports their type errors as TYPE_MISMATCH, not FUNCTION_NOT_FOUND. */
+static bool is_special_form(const char *name) {
+    static const char *const forms[] = {"like", "nullif", "coalesce", "if", "at_timezone", "try"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (strcmp(forms[i], name) == 0) return true;
+    return false;
+}
+
 static void append_type(strbuf *sb, sqe_type t) {
     char buf[256];
     size_t n = type_format(t, buf, sizeof buf);
     strbuf_append(sb, buf, n < sizeof buf ? n : sizeof buf - 1);
 }
 
-/* "Unexpected parameters (varchar(3)) for function abs. Expected: abs(bigint), ..." or, for
- * operators, "Cannot apply operator: varchar(3) + integer". */
+/* "Unexpected parameters (varchar(3)) for function abs. Expected: abs(bigint), ..."
+ * (FUNCTION_NOT_FOUND; TYPE_MISMATCH for a special form) or, for operators, "Cannot apply
+ * operator: varchar(3) + integer" (TYPE_MISMATCH). */
 static int mismatch_error(const reg_name *nm, uint32_t kind, const char *name,
                           const sqe_type *args, uint32_t n_args, sqe_error *err) {
     strbuf sb;
@@ -266,7 +276,10 @@ static int mismatch_error(const reg_name *nm, uint32_t kind, const char *name,
             strbuf_putc(&sb, ')');
         }
     }
-    int rc = err_set(err, SQE_ERR_TYPE_MISMATCH, "%s", strbuf_cstr(&sb));
+    /* Trino: no operator for the types is TYPE_MISMATCH, no function is FUNCTION_NOT_FOUND. */
+    bool mismatch = op || is_special_form(nm->name);
+    int rc = err_set(err, mismatch ? SQE_ERR_TYPE_MISMATCH : SQE_ERR_FUNCTION_NOT_FOUND, "%s",
+                     strbuf_cstr(&sb));
     strbuf_reset(&sb);
     return rc;
 }

@@ -12,7 +12,8 @@
  * (scalar_kernel.h) and copied with vec_copy_row, so every element type works, nested ones
  * included. Results append to out's element child (func_list_reserve). Limits follow Trino:
  * sequence and repeat produce at most 10000 elements. element_at returns NULL out of bounds,
- * the subscript operator fails (INDEX_OUT_OF_BOUNDS), and index 0 is always an error.
+ * the subscript operator fails (INVALID_FUNCTION_ARGUMENT, as in Trino), and index 0 is always
+ * an error.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -98,7 +99,7 @@ KERNEL(subscript_fn) {
             continue;
         }
         if (idx > (int64_t)e.length) {
-            SQE_TRY(func_row_error(ctx, out, row, SQE_ERR_INDEX_OUT_OF_BOUNDS,
+            SQE_TRY(func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                    "Array subscript must be less than or equal to array length: "
                                    "%" PRId64 " > %u",
                                    idx, e.length));

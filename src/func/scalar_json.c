@@ -439,8 +439,11 @@ static const func_scalar_def json_defs[] = {
     {"json_format", "json", "varchar", NULL, NULL, json_format_fn, NP, "the text of a JSON value"},
     ON_BOTH("json_extract", ",varchar", "json", json_path_bind, json_extract_fn,
             "the JSON value at a path (NULL if absent)"),
-    ON_BOTH("json_extract_scalar", ",varchar", "varchar", json_path_bind, json_extract_scalar_fn,
-            "the scalar at a path as text (NULL if absent or not a scalar)"),
+    /* varchar(x) text gives varchar(x), as Trino */
+    {"json_extract_scalar", "json,varchar", "varchar", NULL, json_path_bind, json_extract_scalar_fn,
+     NP, "the scalar at a path as text (NULL if absent or not a scalar)"},
+    {"json_extract_scalar", "varchar,varchar", "?", func_ret_varchar_of_arg0, json_path_bind,
+     json_extract_scalar_fn, NP, "the scalar at a path as text (NULL if absent or not a scalar)"},
     ON_BOTH("json_size", ",varchar", "bigint", json_path_bind, json_size_fn,
             "size of the object or array at a path (0 for scalars)"),
     ON_BOTH("json_array_length", "", "bigint", NULL, json_array_length_fn,

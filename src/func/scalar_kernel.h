@@ -286,6 +286,19 @@ FUNC_TEMPORAL_KERNELS(X)
 /* scalar_string.c: ret_fn giving the first argument's type (lower, trim, abs(decimal), ...) */
 int func_ret_same_as_arg0(const sqe_type *args, uint32_t n_args, sqe_type *ret, sqe_error *err);
 
+/* ret_varchar.c: Trino's bounded varchar results. varchar_of_arg0: varchar(x) of a varchar(x)
+ * first argument, unbounded for any other type; array_varchar_of_arg0: array(varchar(x));
+ * replace3 / regexp_replace3: the bounds of the three-argument replace and regexp_replace;
+ * url_encode: varchar(12 x). */
+int func_ret_varchar_of_arg0(const sqe_type *args, uint32_t n_args, sqe_type *ret,
+                             sqe_error *err);
+int func_ret_array_varchar_of_arg0(const sqe_type *args, uint32_t n_args, sqe_type *ret,
+                                   sqe_error *err);
+int func_ret_replace3(const sqe_type *args, uint32_t n_args, sqe_type *ret, sqe_error *err);
+int func_ret_regexp_replace3(const sqe_type *args, uint32_t n_args, sqe_type *ret,
+                             sqe_error *err);
+int func_ret_url_encode(const sqe_type *args, uint32_t n_args, sqe_type *ret, sqe_error *err);
+
 /* --- Families split over several files -------------------------------------------------------- */
 
 /* A family getter joins the def tables of its parts into one table, allocated once for the

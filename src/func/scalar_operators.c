@@ -417,6 +417,22 @@ static int ret_arg1(const sqe_type *args, uint32_t n, sqe_type *ret, sqe_error *
     return SQE_OK;
 }
 
+/* A time, timestamp or timestamp with time zone plus or minus a day-to-second interval has at
+ * least millisecond precision, as in Trino: timestamp(0) + INTERVAL '1' SECOND is timestamp(3),
+ * timestamp(6) stays timestamp(6). (Year-to-month intervals keep the precision.) */
+static sqe_type at_least_millis(sqe_type t) {
+    if (t.precision < 3) t.precision = 3;
+    return t;
+}
+static int ret_ids_arg0(const sqe_type *args, uint32_t n, sqe_type *ret, sqe_error *err) {
+    *ret = at_least_millis(args[0]);
+    return SQE_OK;
+}
+static int ret_ids_arg1(const sqe_type *args, uint32_t n, sqe_type *ret, sqe_error *err) {
+    *ret = at_least_millis(args[1]);
+    return SQE_OK;
+}
+
 #define NP FUNC_NULL_PROPAGATES
 #define ARITH(sfx, tname)                                                                          \
     {"$add", tname "," tname, tname, NULL, NULL, add_##sfx, NP, "addition"},                       \
@@ -454,32 +470,34 @@ static const func_scalar_def operator_defs[] = {
     TEMPORAL("$add", "interval year to month,date", "date", iym_plus_date),
     TEMPORAL("$subtract", "date,interval day to second", "date", date_minus_ids),
     TEMPORAL("$subtract", "date,interval year to month", "date", date_minus_iym),
-    {"$add", "timestamp,interval day to second", "?", func_ret_same_as_arg0, NULL,
+    {"$add", "timestamp,interval day to second", "?", ret_ids_arg0, NULL,
      func_op_ts_plus_ids, NP, NULL},
-    {"$add", "interval day to second,timestamp", "?", ret_arg1, NULL, func_op_ids_plus_ts, NP, NULL},
+    {"$add", "interval day to second,timestamp", "?", ret_ids_arg1, NULL, func_op_ids_plus_ts, NP,
+     NULL},
     {"$add", "timestamp,interval year to month", "?", func_ret_same_as_arg0, NULL,
      func_op_ts_plus_iym, NP, NULL},
     {"$add", "interval year to month,timestamp", "?", ret_arg1, NULL, func_op_iym_plus_ts, NP, NULL},
-    {"$subtract", "timestamp,interval day to second", "?", func_ret_same_as_arg0, NULL,
+    {"$subtract", "timestamp,interval day to second", "?", ret_ids_arg0, NULL,
      func_op_ts_minus_ids, NP, NULL},
     {"$subtract", "timestamp,interval year to month", "?", func_ret_same_as_arg0, NULL,
      func_op_ts_minus_iym, NP, NULL},
-    {"$add", "timestamp with time zone,interval day to second", "?", func_ret_same_as_arg0, NULL,
+    {"$add", "timestamp with time zone,interval day to second", "?", ret_ids_arg0, NULL,
      func_op_tstz_plus_ids, NP, NULL},
-    {"$add", "interval day to second,timestamp with time zone", "?", ret_arg1, NULL,
+    {"$add", "interval day to second,timestamp with time zone", "?", ret_ids_arg1, NULL,
      func_op_ids_plus_tstz, NP, NULL},
     {"$add", "timestamp with time zone,interval year to month", "?", func_ret_same_as_arg0, NULL,
      func_op_tstz_plus_iym, NP, NULL},
     {"$add", "interval year to month,timestamp with time zone", "?", ret_arg1, NULL,
      func_op_iym_plus_tstz, NP, NULL},
-    {"$subtract", "timestamp with time zone,interval day to second", "?", func_ret_same_as_arg0,
+    {"$subtract", "timestamp with time zone,interval day to second", "?", ret_ids_arg0,
      NULL, func_op_tstz_minus_ids, NP, NULL},
     {"$subtract", "timestamp with time zone,interval year to month", "?", func_ret_same_as_arg0,
      NULL, func_op_tstz_minus_iym, NP, NULL},
-    {"$add", "time,interval day to second", "?", func_ret_same_as_arg0, NULL,
+    {"$add", "time,interval day to second", "?", ret_ids_arg0, NULL,
      func_op_time_plus_ids, NP, NULL},
-    {"$add", "interval day to second,time", "?", ret_arg1, NULL, func_op_ids_plus_time, NP, NULL},
-    {"$subtract", "time,interval day to second", "?", func_ret_same_as_arg0, NULL,
+    {"$add", "interval day to second,time", "?", ret_ids_arg1, NULL, func_op_ids_plus_time, NP,
+     NULL},
+    {"$subtract", "time,interval day to second", "?", ret_ids_arg0, NULL,
      func_op_time_minus_ids, NP, NULL},
     TEMPORAL("$add", "interval day to second,interval day to second", "interval day to second",
              ids_plus_ids),

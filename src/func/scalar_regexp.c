@@ -578,21 +578,24 @@ KERNEL(regexp_split_fn) {
 
 #define NP FUNC_NULL_PROPAGATES
 #define RE(name, args, ret, kernel, desc) {name, args, ret, NULL, regexp_bind, kernel, NP, desc}
+/* The same with a ret_fn (Trino's bounded varchar results, ret_varchar.c). */
+#define RE_RET(name, args, ret_fn, kernel, desc) {name, args, "?", ret_fn, regexp_bind, kernel, NP, desc}
 
 static const func_scalar_def regexp_defs[] = {
     RE("regexp_like", "varchar,varchar", "boolean", regexp_like_fn,
        "does the pattern match anywhere in the string"),
-    RE("regexp_extract", "varchar,varchar", "varchar", regexp_extract_fn,
+    RE_RET("regexp_extract", "varchar,varchar", func_ret_varchar_of_arg0, regexp_extract_fn,
        "first substring matching the pattern"),
-    RE("regexp_extract", "varchar,varchar,bigint", "varchar", regexp_extract_fn,
+    RE_RET("regexp_extract", "varchar,varchar,bigint", func_ret_varchar_of_arg0, regexp_extract_fn,
        "a capture group of the first match"),
-    RE("regexp_extract_all", "varchar,varchar", "array(varchar)", regexp_extract_all_fn,
+    RE_RET("regexp_extract_all", "varchar,varchar", func_ret_array_varchar_of_arg0, regexp_extract_all_fn,
        "all substrings matching the pattern"),
-    RE("regexp_extract_all", "varchar,varchar,bigint", "array(varchar)", regexp_extract_all_fn,
+    RE_RET("regexp_extract_all", "varchar,varchar,bigint", func_ret_array_varchar_of_arg0,
+           regexp_extract_all_fn,
        "a capture group of every match"),
-    RE("regexp_replace", "varchar,varchar", "varchar", regexp_replace_fn,
+    RE_RET("regexp_replace", "varchar,varchar", func_ret_varchar_of_arg0, regexp_replace_fn,
        "removes every match"),
-    RE("regexp_replace", "varchar,varchar,varchar", "varchar", regexp_replace_fn,
+    RE_RET("regexp_replace", "varchar,varchar,varchar", func_ret_regexp_replace3, regexp_replace_fn,
        "replaces every match ($n refers to groups)"),
     RE("regexp_count", "varchar,varchar", "bigint", regexp_count_fn, "number of matches"),
     RE("regexp_position", "varchar,varchar", "integer", regexp_position_fn,
@@ -601,7 +604,7 @@ static const func_scalar_def regexp_defs[] = {
        "position of the first match at or after start"),
     RE("regexp_position", "varchar,varchar,bigint,bigint", "integer", regexp_position_fn,
        "position of the n-th match at or after start"),
-    RE("regexp_split", "varchar,varchar", "array(varchar)", regexp_split_fn,
+    RE_RET("regexp_split", "varchar,varchar", func_ret_array_varchar_of_arg0, regexp_split_fn,
        "splits at every match"),
 };
 

@@ -161,14 +161,8 @@ static int ret_concat(const sqe_type *args, uint32_t n_args, sqe_type *ret, sqe_
     if (n_args < 2)
         return err_set(err, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                        "There must be two or more concatenation arguments");
-    uint64_t total = 0;
-    bool bounded = args[0].id != TYPE_VARBINARY;
-    for (uint32_t i = 0; i < n_args; i++) {
-        if (args[i].length == 0) bounded = false;
-        total += args[i].length;
-    }
-    *ret = args[0].id == TYPE_VARBINARY ? type_make(TYPE_VARBINARY)
-                                        : type_varchar(bounded && total < 1u << 30 ? (uint32_t)total : 0);
+    /* As Trino: concat and || of varchars are an unbounded varchar, whatever the bounds. */
+    *ret = args[0].id == TYPE_VARBINARY ? type_make(TYPE_VARBINARY) : type_varchar(0);
     return SQE_OK;
 }
 
@@ -835,9 +829,9 @@ static const func_scalar_def string_defs[] = {
      "position of the n-th occurrence (negative: from the end)"},
     {"position", "varchar,varchar", "bigint", NULL, NULL, strpos_fn, NP,
      "position(substring IN string) as strpos(string, substring)"},
-    {"replace", "varchar,varchar", "varchar", NULL, NULL, replace_fn, NP,
+    {"replace", "varchar,varchar", "?", func_ret_varchar_of_arg0, NULL, replace_fn, NP,
      "removes every occurrence of search"},
-    {"replace", "varchar,varchar,varchar", "varchar", NULL, NULL, replace_fn, NP,
+    {"replace", "varchar,varchar,varchar", "?", func_ret_replace3, NULL, replace_fn, NP,
      "replaces every occurrence of search"},
     {"reverse", "varchar", "?", SAME, NULL, reverse_fn, NP, "code points in reverse order"},
     {"reverse", "varbinary", "varbinary", NULL, NULL, reverse_bin_fn, NP,
@@ -853,11 +847,11 @@ static const func_scalar_def string_defs[] = {
      "left-pads to size code points"},
     {"rpad", "varchar,bigint,varchar", "varchar", NULL, NULL, rpad_fn, NP,
      "right-pads to size code points"},
-    {"split", "varchar,varchar", "array(varchar)", NULL, NULL, split_fn, NP,
+    {"split", "varchar,varchar", "?", func_ret_array_varchar_of_arg0, NULL, split_fn, NP,
      "splits on a delimiter"},
-    {"split", "varchar,varchar,bigint", "array(varchar)", NULL, NULL, split_fn, NP,
+    {"split", "varchar,varchar,bigint", "?", func_ret_array_varchar_of_arg0, NULL, split_fn, NP,
      "splits on a delimiter into at most limit parts"},
-    {"split_part", "varchar,varchar,bigint", "varchar", NULL, NULL, split_part_fn, NP,
+    {"split_part", "varchar,varchar,bigint", "?", func_ret_varchar_of_arg0, NULL, split_part_fn, NP,
      "the index-th field (1-based) after splitting"},
     {"chr", "bigint", "varchar(1)", NULL, NULL, chr_fn, NP, "the character of a code point"},
     {"codepoint", "varchar", "integer", NULL, NULL, codepoint_fn, NP,

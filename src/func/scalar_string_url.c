@@ -293,20 +293,20 @@ KERNEL(url_decode_fn) {
 #define NP FUNC_NULL_PROPAGATES
 
 static const func_scalar_def url_defs[] = {
-    {"url_extract_protocol", "varchar", "varchar", NULL, NULL, url_protocol_fn, NP,
+    {"url_extract_protocol", "varchar", "?", func_ret_varchar_of_arg0, NULL, url_protocol_fn, NP,
      "protocol (scheme) of a URL"},
-    {"url_extract_host", "varchar", "varchar", NULL, NULL, url_host_fn, NP, "host of a URL"},
+    {"url_extract_host", "varchar", "?", func_ret_varchar_of_arg0, NULL, url_host_fn, NP, "host of a URL"},
     {"url_extract_port", "varchar", "bigint", NULL, NULL, url_port_fn, NP, "port of a URL"},
-    {"url_extract_path", "varchar", "varchar", NULL, NULL, url_path_fn, NP, "path of a URL"},
-    {"url_extract_query", "varchar", "varchar", NULL, NULL, url_query_fn, NP,
+    {"url_extract_path", "varchar", "?", func_ret_varchar_of_arg0, NULL, url_path_fn, NP, "path of a URL"},
+    {"url_extract_query", "varchar", "?", func_ret_varchar_of_arg0, NULL, url_query_fn, NP,
      "query string of a URL"},
-    {"url_extract_fragment", "varchar", "varchar", NULL, NULL, url_fragment_fn, NP,
+    {"url_extract_fragment", "varchar", "?", func_ret_varchar_of_arg0, NULL, url_fragment_fn, NP,
      "fragment of a URL"},
-    {"url_extract_parameter", "varchar,varchar", "varchar", NULL, NULL, url_parameter_fn, NP,
+    {"url_extract_parameter", "varchar,varchar", "?", func_ret_varchar_of_arg0, NULL, url_parameter_fn, NP,
      "value of the first query parameter with a name"},
-    {"url_encode", "varchar", "varchar", NULL, NULL, url_encode_fn, NP,
+    {"url_encode", "varchar", "?", func_ret_url_encode, NULL, url_encode_fn, NP,
      "escapes a value for a URL query string"},
-    {"url_decode", "varchar", "varchar", NULL, NULL, url_decode_fn, NP,
+    {"url_decode", "varchar", "?", func_ret_varchar_of_arg0, NULL, url_decode_fn, NP,
      "unescapes a URL-encoded value"},
 };
 

@@ -85,6 +85,7 @@ void slt_script_free(slt_script *script);
 typedef struct slt_result {
     int failed;               /* 1 when the statement failed; err says how */
     sqe_error err;
+    char error_name[64];      /* the Trino errorName of a failure over the protocol, else "" */
     int n_cols;
     char **col_types;         /* Trino type names (n_cols) */
     char **values;            /* n_rows * n_cols texts; NULL for SQL NULL */
@@ -93,6 +94,30 @@ typedef struct slt_result {
 } slt_result;
 
 typedef struct slt_options slt_options;
+
+/* ---- exceptions (slt_exceptions.c) ----------------------------------------------------------- */
+
+/* One entry of an exceptions list: a folder ("x/"), a file, or a record (file and line). */
+typedef struct slt_exception {
+    char *path;
+    int line;                 /* the record's command line; 0 for a folder or a whole file */
+    char *reason;
+    int list_line;            /* where the entry is in the list */
+} slt_exception;
+
+typedef struct slt_exceptions {
+    slt_exception *items;
+    int n;
+} slt_exceptions;
+
+/* Reads the list at path. Returns 0 (the caller then owns *out: slt_exceptions_free), or -1 with
+ * msg saying why and *out empty. */
+int slt_exceptions_load(const char *path, slt_exceptions *out, char *msg, size_t msg_len);
+void slt_exceptions_free(slt_exceptions *ex);
+/* The folder or file entry that leaves path out of the run, or NULL (ex may be NULL). */
+const slt_exception *slt_exceptions_file(const slt_exceptions *ex, const char *path);
+/* The entry for the record at file:line, or NULL (ex may be NULL). */
+const slt_exception *slt_exceptions_record(const slt_exceptions *ex, const char *file, int line);
 
 typedef struct slt_connector {
     const char *name;         /* what skipif/onlyif name */
@@ -140,6 +165,7 @@ extern const slt_connector slt_conn_flight;
 enum {
     SLT_SKIP_CONDITION,      /* skipif/onlyif (also the records after a halt that has them) */
     SLT_SKIP_MODE,           /* mode skip, require, the records after a plain halt */
+    SLT_SKIP_UNSTABLE,       /* --exceptions "unstable:": the oracle's answer varies by run */
     SLT_SKIP_FIRST_FREE
 };
 
@@ -217,6 +243,17 @@ struct slt_options {
     const char *check_skipped;
     unsigned record_timeout;  /* --record-timeout: seconds per record (0: the file timeout only) */
     int list_records;         /* --list-records: print the records as JSON lines, run nothing */
+    /* --trino-url: the "trino" connector talks to this external server (no in-process SQE),
+     * each file on a fresh memory catalog named trino_catalog (default "memory"), schema
+     * "default"; error records then compare the SQLSTATE (Trino's errorName through
+     * errcodes.def) and count message and position differences apart (slt_counts.messages,
+     * .positions). */
+    const char *trino_url;
+    const char *trino_catalog;
+    const slt_exceptions *exceptions;  /* --exceptions: listed records count as excepted */
+    /* --sqe-types (with --trino-url): every statement also runs on SQE in-process, and a query
+     * both answer must have the same column types, else it fails (slt_counts.types counts). */
+    int sqe_types;
 };
 
 typedef struct slt_counts {
@@ -224,6 +261,10 @@ typedef struct slt_counts {
     int failed;
     int skipped;
     int skipped_by[SLT_MAX_SKIP_GROUPS]; /* the skipped records by slt_skip_group */
+    int excepted;             /* records that differ and are listed in the exceptions */
+    int messages;             /* error records whose SQLSTATE agrees but message text differs */
+    int positions;            /* error records whose SQLSTATE agrees but position differs */
+    int types;                /* --sqe-types: queries whose column types differ from SQE's */
 } slt_counts;
 
 /* Runs one .test file on a fresh database, adding to *counts as it goes (so a crash keeps the

@@ -12,6 +12,16 @@
  * form, vec_format.h) by the column's typeSignature; errors keep their SQLSTATE (sqlState, else
  * errorName through errcodes.def) and errorLocation.
  *
+ * With --trino-url (opt->trino_url) the connector is a client of that server instead (the real
+ * Trino, as SQE's semantics oracle): no database and no in-process server. Each file starts on
+ * a fresh catalog, as it would on a fresh SQE database: DROP CATALOG IF EXISTS and CREATE CATALOG
+ * trino_catalog USING memory (the server needs catalog.management=dynamic), with the session in
+ * its schema "default". Files must then run one at a time (the runner enforces --jobs 1).
+ * Errors also keep Trino's errorName (slt_result.error_name); a name errcodes.def does not know
+ * gives SQLSTATE "?????".
+ * Every request declares the PARAMETRIC_DATETIME client capability, without which Trino reports
+ * every timestamp and time as precision 3.
+ *
  * INTERFACE: slt_conn_trino (slt.h).
  * NOTES: a failed HTTP exchange or malformed JSON fails the statement with SQLSTATE 08xxx /
  * XX000 and a message saying what was wrong; a result that never finishes is left to the
@@ -26,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/err.h"
 #include "common/strbuf.h"
@@ -47,7 +58,8 @@ typedef struct trino_conn {
     trino_server *srv;
     CURL *curl;
     int curl_init;         /* curl_global_init succeeded (balanced in close) */
-    char url[64];          /* http://127.0.0.1:PORT/v1/statement */
+    char url[512];         /* http://127.0.0.1:PORT/v1/statement */
+    int external;          /* an external server (--trino-url) */
     char *catalog;
     char *schema;
     kv_list session;       /* X-Trino-Session entries */
@@ -178,6 +190,7 @@ static struct curl_slist *add_header(struct curl_slist *h, const char *name, con
 static struct curl_slist *session_headers(const trino_conn *tc) {
     struct curl_slist *h = curl_slist_append(NULL, "X-Trino-User: " TRINO_USER);
     h = add_header(h, "X-Trino-Source", "slt_runner");
+    h = add_header(h, "X-Trino-Client-Capabilities", "PARAMETRIC_DATETIME");
     h = add_header(h, "X-Trino-Catalog", tc->catalog);
     h = add_header(h, "X-Trino-Schema", tc->schema);
     h = add_list_header(h, "X-Trino-Session", &tc->session);
@@ -393,14 +406,18 @@ static void take_error(slt_result *r, json_t *error) {
     const char *name = json_string_value(json_object_get(error, "errorName"));
     const char *state = json_string_value(json_object_get(error, "sqlState"));
     int code = SQE_ERR_GENERIC_INTERNAL_ERROR;
+    int known = 0;
     for (int c = 1; name && c < SQE_ERR_COUNT_; c++) {
         if (strcmp(err_code_lookup(c)->name, name) == 0) {
             code = c;
+            known = 1;
             break;
         }
     }
-    if (!state || strlen(state) != 5) state = err_code_lookup(code)->sqlstate;
+    if (!state || strlen(state) != 5)
+        state = known || !name ? err_code_lookup(code)->sqlstate : "?????";
     slt_result_fail(r, state, "%s", message ? message : (name ? name : "error without message"));
+    snprintf(r->error_name, sizeof r->error_name, "%s", name ? name : "");
     r->err.code = code;
     json_t *loc = json_object_get(error, "errorLocation");
     if (loc) {
@@ -503,6 +520,20 @@ static void trino_run(void *conn, const char *sql, slt_result *r) {
 
 /* ---- open and close ------------------------------------------------------------------------ */
 
+/* Runs one statement that must succeed (the external server's schema setup); 0 or -1 with err. */
+static int run_setup(trino_conn *tc, const char *sql, sqe_error *err) {
+    slt_result r;
+    trino_run(tc, sql, &r);
+    int rc = r.failed ? -1 : 0;
+    if (r.failed) {
+        *err = r.err;
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " (%s)", sql);
+    }
+    slt_result_free(&r);
+    return rc;
+}
+
 static void trino_close(void *conn) {
     trino_conn *tc = conn;
     if (!tc) return;
@@ -517,10 +548,47 @@ static void trino_close(void *conn) {
     free(tc);
 }
 
+/* Opens a session on the external server opt->trino_url, on a fresh catalog of its own. */
+static int trino_open_external(const slt_options *opt, trino_conn *tc, sqe_error *err) {
+    tc->external = 1;
+    size_t len = strlen(opt->trino_url);
+    while (len && opt->trino_url[len - 1] == '/') len--;
+    snprintf(tc->url, sizeof tc->url, "%.*s/v1/statement", (int)len, opt->trino_url);
+    const char *catalog = opt->trino_catalog ? opt->trino_catalog : "memory";
+    tc->curl_init = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (!tc->curl_init || !(tc->curl = curl_easy_init()))
+        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "trino: cannot start libcurl");
+    char sql[300];
+    snprintf(sql, sizeof sql, "DROP CATALOG IF EXISTS \"%s\"", catalog);
+    if (run_setup(tc, sql, err) != 0) return -1;
+    /* Trino keys a catalog by its name and properties: created again with the properties of the
+     * one just dropped, it gets the old connector back, tables and all. A property that differs
+     * each time (the memory connector's size limit, 1 GiB plus a nonce in KiB) makes it new. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long nonce = (long)((now.tv_sec * 1000 + now.tv_nsec / 1000000) % 1000000);
+    snprintf(sql, sizeof sql,
+             "CREATE CATALOG \"%s\" USING memory WITH (\"memory.max-data-per-node\" = '%ldkB')",
+             catalog, 1048576 + nonce);
+    if (run_setup(tc, sql, err) != 0) return -1;
+    tc->catalog = strdup(catalog);
+    tc->schema = strdup("default");
+    if (!tc->catalog || !tc->schema) return err_nomem(err, "trino connector");
+    return 0;
+}
+
 static int trino_open(const slt_options *opt, void **out, sqe_error *err) {
     *out = NULL;
     trino_conn *tc = calloc(1, sizeof *tc);
     if (!tc) return err_nomem(err, "trino connector");
+    if (opt->trino_url) {
+        if (trino_open_external(opt, tc, err) != 0) {
+            trino_close(tc);
+            return -1;
+        }
+        *out = tc;
+        return 0;
+    }
     if (slt_db_open(opt, &tc->db, err) != 0) {
         free(tc);
         return -1;

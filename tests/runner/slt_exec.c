@@ -29,6 +29,7 @@
  *     and the file ends there (the process dies of SIGALRM, which fails the file).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -91,6 +92,11 @@ typedef struct run_state {
     char *test_dir;
     int stop;
     long hash_threshold;     /* hash-threshold: --rewrite writes larger results as a hash */
+    const slt_exception *cur_exc; /* the exceptions entry of the record being checked, or NULL */
+    int quiet;                    /* the record's difference is excepted: no details */
+    unsigned char *exc_seen;      /* per exceptions entry: a record of this file matched it */
+    const slt_connector *peer;    /* --sqe-types: SQE in-process beside the oracle, or NULL */
+    void *peer_conn;
 } run_state;
 
 /* The runner's engine name in the SQLite corpus mode (whose skipif/onlyif name sqlite, mysql,
@@ -226,6 +232,7 @@ static void report_header(run_state *st, const char *verdict, const slt_record *
 
 /* Prints up to REPORT_MAX_LINES lines of s, indented. */
 static void report_block(run_state *st, const char *title, const char *s) {
+    if (st->quiet) return;
     fprintf(st->report, "  %s:\n", title);
     int n = 0;
     const char *p = s;
@@ -243,6 +250,7 @@ static void report_block(run_state *st, const char *title, const char *s) {
 
 /* Like report_lines for expected lines, with variables substituted. */
 static void report_expected(run_state *st, const slt_record *r) {
+    if (st->quiet) return;
     char **lines = xcalloc((size_t)r->n_expected, sizeof *lines);
     for (int i = 0; i < r->n_expected; i++) lines[i] = substitute(st, r->expected[i]);
     fprintf(st->report, "  expected (%d line%s):\n", r->n_expected, r->n_expected == 1 ? "" : "s");
@@ -255,6 +263,7 @@ static void report_expected(run_state *st, const slt_record *r) {
 }
 
 static void report_lines(run_state *st, const char *title, char **lines, size_t n) {
+    if (st->quiet) return;
     fprintf(st->report, "  %s (%zu line%s):\n", title, n, n == 1 ? "" : "s");
     for (size_t i = 0; i < n && i < REPORT_MAX_LINES; i++)
         fprintf(st->report, "    %s\n", lines[i]);
@@ -263,6 +272,14 @@ static void report_lines(run_state *st, const char *title, char **lines, size_t 
 }
 
 static void record_pass(run_state *st, const slt_record *r) {
+    if (st->cur_exc) {
+        /* A listed difference that is gone: the list must say only what is true. */
+        st->counts->failed++;
+        report_header(st, "FAIL", r);
+        fprintf(st->report, "  agrees, but is listed as an exception (line %d of the list: %s);"
+                " remove the entry\n", st->cur_exc->list_line, st->cur_exc->reason);
+        return;
+    }
     st->counts->passed++;
     if (st->opt->verbose) report_header(st, "ok  ", r);
 }
@@ -277,8 +294,17 @@ static void record_skip(run_state *st, const slt_record *r, int group) {
 static void record_fail(run_state *st, const slt_record *r, const char *sql, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void record_fail(run_state *st, const slt_record *r, const char *sql, const char *fmt, ...) {
-    st->counts->failed++;
-    report_header(st, "FAIL", r);
+    if (st->cur_exc) {
+        /* Listed: one line with the reason (the details only with --verbose). */
+        st->counts->excepted++;
+        st->quiet = !st->opt->verbose;
+        report_header(st, "EXCEPT", r);
+        fprintf(st->report, "  listed: %s\n", st->cur_exc->reason);
+        if (st->quiet) return;
+    } else {
+        st->counts->failed++;
+        report_header(st, "FAIL", r);
+    }
     va_list ap;
     va_start(ap, fmt);
     fputs("  ", st->report);
@@ -286,6 +312,15 @@ static void record_fail(run_state *st, const slt_record *r, const char *sql, con
     fputc('\n', st->report);
     va_end(ap);
     if (sql) report_block(st, "SQL", sql);
+}
+
+/* An error record whose SQLSTATE agrees with the oracle's but whose message or position does
+ * not: counted and shown apart, not a failure (engines word their errors differently). */
+static void record_note(run_state *st, const slt_record *r, int *count, const char *what,
+                        const char *expected, const char *actual) {
+    (*count)++;
+    fprintf(st->report, "%s %s:%d\n  expected: %.300s\n  oracle:   %.300s\n", what, r->file,
+            r->line, expected, actual);
 }
 
 static void describe_error(const sqe_error *err, char *buf, size_t len) {
@@ -488,9 +523,62 @@ static int conditions_allow(const slt_record *r, const char *connector, const ch
     return 1;
 }
 
+/* Runs sql on the file's connection and, with --sqe-types, on the SQE peer too, which sees every
+ * statement so its tables follow the oracle's; the peer's result goes to *peer (freed by the
+ * caller) or, when peer is NULL, is dropped. */
+static void run_both(run_state *st, const char *sql, slt_result *res, slt_result *peer) {
+    st->opt->connector->run(st->conn, sql, res);
+    if (peer) memset(peer, 0, sizeof *peer);
+    if (!st->peer_conn) return;
+    slt_result dropped;
+    st->peer->run(st->peer_conn, sql, peer ? peer : &dropped);
+    if (!peer) slt_result_free(&dropped);
+}
+
+/* Type names equal but for case and blanks after commas: Trino's protocol writes
+ * "decimal(12, 2)" where typeof() and SQE write "decimal(12,2)". */
+static int same_type_name(const char *a, const char *b) {
+    for (;;) {
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+        if (!*a) return 1;
+        if (*a == ',') {
+            while (a[1] == ' ') a++;
+            while (b[1] == ' ') b++;
+        }
+        a++, b++;
+    }
+}
+
+/* Appends the column types of r to t as "a, b, c". */
+static void add_types(text *t, const slt_result *r) {
+    for (int i = 0; i < r->n_cols; i++) {
+        if (i) text_adds(t, ", ");
+        text_adds(t, r->col_types[i]);
+    }
+}
+
+/* --sqe-types: a query both engines answered must have the same column types (Trino's names,
+ * compared as text). A difference fails the record (reason says both lists) and is counted. */
+static void compare_types(run_state *st, const slt_result *oracle, const slt_result *sqe,
+                          char *reason, size_t reason_len) {
+    if (!st->peer_conn || oracle->failed || sqe->failed) return;
+    int same = oracle->n_cols == sqe->n_cols;
+    for (int i = 0; same && i < oracle->n_cols; i++)
+        same = same_type_name(oracle->col_types[i], sqe->col_types[i]);
+    if (same) return;
+    st->counts->types++;
+    text t = {0};
+    text_adds(&t, "column types differ: oracle ");
+    add_types(&t, oracle);
+    text_adds(&t, "; SQE ");
+    add_types(&t, sqe);
+    snprintf(reason, reason_len, "%s", t.data);
+    free(t.data);
+}
+
 static void run_statement_ok(run_state *st, const slt_record *r, const char *sql) {
     slt_result res;
-    st->opt->connector->run(st->conn, sql, &res);
+    run_both(st, sql, &res, NULL);
     if (res.failed) {
         char msg[700];
         describe_error(&res.err, msg, sizeof msg);
@@ -499,6 +587,36 @@ static void run_statement_ok(run_state *st, const slt_record *r, const char *sql
         record_pass(st, r);
     }
     slt_result_free(&res);
+}
+
+/* The verdict on an error record against an external oracle: it must fail with the expected
+ * SQLSTATE (when the record names one); message text and position are noted, not failed. */
+static void run_oracle_error(run_state *st, const slt_record *r, const char *sql,
+                             const slt_result *res, const char *actual, const char *message,
+                             const char *sqlstate, int want_line, int want_column) {
+    if (!res->failed) {
+        record_fail(st, r, sql, "statement succeeded, but an error was expected");
+        return;
+    }
+    if (sqlstate[0] && strncmp(res->err.sqlstate, sqlstate, 5) != 0) {
+        record_fail(st, r, sql, "expected SQLSTATE %s, got: %s", sqlstate, actual);
+        return;
+    }
+    if (st->cur_exc) {
+        record_pass(st, r); /* a listed error record that agrees: stale */
+        return;
+    }
+    if (message && !strstr(res->err.message, message))
+        record_note(st, r, &st->counts->messages, "MESSAGE", message, actual);
+    /* Trino gives no position for errors at run time (division by zero, casts, ...): only a
+     * position it gives is compared. */
+    if (want_line >= 0 && res->err.line > 0 &&
+        (res->err.line != want_line || res->err.column != want_column)) {
+        char want[32];
+        snprintf(want, sizeof want, "at %d:%d", want_line, want_column);
+        record_note(st, r, &st->counts->positions, "POSITION", want, actual);
+    }
+    record_pass(st, r);
 }
 
 static void run_statement_error(run_state *st, const slt_record *r, const char *sql) {
@@ -520,9 +638,19 @@ static void run_statement_error(run_state *st, const slt_record *r, const char *
         free(line);
     }
     slt_result res;
-    st->opt->connector->run(st->conn, sql, &res);
+    run_both(st, sql, &res, NULL);
     char actual[700];
     describe_error(&res.err, actual, sizeof actual);
+    if (res.error_name[0]) {
+        size_t n = strlen(actual);
+        snprintf(actual + n, sizeof actual - n, " [%s]", res.error_name);
+    }
+    if (st->opt->trino_url) {
+        run_oracle_error(st, r, sql, &res, actual, message.data, sqlstate, want_line, want_column);
+        free(message.data);
+        slt_result_free(&res);
+        return;
+    }
     if (!res.failed) {
         record_fail(st, r, sql, "statement succeeded, but an error was expected");
     } else if (message.len && !strstr(res.err.message, message.data)) {
@@ -601,8 +729,11 @@ static int check_label(run_state *st, const char *label, const char **values, si
 }
 
 static void run_query(run_state *st, const slt_record *r, const char *sql) {
-    slt_result res;
-    st->opt->connector->run(st->conn, sql, &res);
+    slt_result res, peer;
+    run_both(st, sql, &res, &peer);
+    char type_reason[1200] = "";
+    compare_types(st, &res, &peer, type_reason, sizeof type_reason);
+    slt_result_free(&peer);
     int n_cols = (int)strlen(r->types);
     if (res.failed) {
         char msg[700];
@@ -666,6 +797,7 @@ static void run_query(run_state *st, const slt_record *r, const char *sql) {
             }
         }
     }
+    if (!reason[0] && type_reason[0]) snprintf(reason, sizeof reason, "%s", type_reason);
     if (!reason[0] && r->label && !check_label(st, r->label, act, n_act, real))
         snprintf(reason, sizeof reason, "result differs from the earlier query labelled '%s'",
                  r->label);
@@ -719,7 +851,7 @@ static void run_load(run_state *st, const slt_record *r) {
         char *stmt = strndup(p, len);
         if (!stmt) break;
         slt_result res;
-        st->opt->connector->run(st->conn, stmt, &res);
+        run_both(st, stmt, &res, NULL);
         if (res.failed) {
             char msg[700];
             describe_error(&res.err, msg, sizeof msg);
@@ -926,7 +1058,18 @@ static void run_checked_record(run_state *st, const slt_record *r) {
             check_listed_record(st, r, listed);
         return;
     }
+    /* --exceptions: a listed record's difference from the oracle counts as excepted */
+    st->quiet = 0;
+    st->cur_exc = slt_exceptions_record(st->opt->exceptions, r->file, r->line);
+    if (st->cur_exc) st->exc_seen[st->cur_exc - st->opt->exceptions->items] = 1;
+    if (st->cur_exc && strncmp(st->cur_exc->reason, "unstable:", 9) == 0) {
+        st->cur_exc = NULL; /* the oracle's answer varies from run to run: not run */
+        record_skip(st, r, SLT_SKIP_UNSTABLE);
+        return;
+    }
     run_record_now(st, r);
+    st->cur_exc = NULL;
+    st->quiet = 0;
 }
 
 /* Counts the checkable records from index first on as skipped under group (after a halt), or
@@ -1046,7 +1189,32 @@ void slt_file_run(const char *path, const slt_options *opt, slt_counts *counts, 
         if (warehouse[0]) remove_tree(warehouse);
         return;
     }
+    if (opt->sqe_types) {
+        st.peer = slt_connector_find("embedded");
+        if (st.peer->open(&file_opt, &st.peer_conn, &err) != 0) {
+            char desc[700];
+            describe_error(&err, desc, sizeof desc);
+            fprintf(report, "FAIL %s:0\n  cannot open the SQE peer: %s\n", path, desc);
+            counts->failed++;
+            st.peer_conn = NULL;
+        }
+    }
+    const slt_exceptions *ex = opt->exceptions;
+    if (ex && ex->n) st.exc_seen = xcalloc((size_t)ex->n, 1);
     run_records(&st);
+    if (st.peer_conn) st.peer->close(st.peer_conn);
+    /* An entry for this file that matched no record names a line that is not a record's. */
+    for (int i = 0; ex && i < ex->n && !st.stop; i++) {
+        if (ex->items[i].line == 0 || st.exc_seen[i]) continue;
+        for (int f = 0; f < script.n_files; f++) {
+            slt_record where = {.file = script.files[f], .line = ex->items[i].line};
+            if (slt_exceptions_record(ex, where.file, where.line) != &ex->items[i]) continue;
+            counts->failed++;
+            fprintf(report, "FAIL %s:%d\n  line %d of the exceptions list names no record that"
+                    " ran\n", where.file, where.line, ex->items[i].list_line);
+        }
+    }
+    free(st.exc_seen);
     if (!opt->list_records) opt->connector->close(st.conn);
     if (warehouse[0]) remove_tree(warehouse);
     rewrite_apply(&st);

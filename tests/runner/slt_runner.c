@@ -4,7 +4,8 @@
  *   slt_runner [--rewrite] [--filter SUBSTR] [--jobs N] [--verbose] [--slow] [--connector NAME]
  *              [--threads N] [--timeout SEC] [--record-timeout SEC] [--no-fork]
  *              [--iceberg-rest URI [--rest-token T] [--s3-endpoint URL]]
- *              [--sqlite-corpus] [--skip-list FILE [--check-skipped SUBSTR]] PATH...
+ *              [--sqlite-corpus] [--skip-list FILE [--check-skipped SUBSTR]]
+ *              [--trino-url URL [--catalog C] [--sqe-types]] [--exceptions FILE] PATH...
  *
  * Finds every *.test file under the paths (recursively, sorted; *.test_slow too with --slow),
  * runs each on a fresh database (slt_exec.c) and prints the failures, then the summary line
@@ -22,6 +23,10 @@
  *   - --connector embedded|trino|flight picks the front end (slt_conn*.c).
  *   - --sqlite-corpus and --skip-list are for outside corpora (SQLite's sqllogictest: see
  *     tests/sqlite/README.md); the skip groups are registered here before any child starts.
+ *   - --trino-url runs the "trino" connector against that external server (the real Trino as the
+ *     oracle); --exceptions leaves the listed folders and files out and counts the listed records'
+ *     differences as excepted (slt_exceptions.c). The summary then adds "N excepted" and the
+ *     error records whose message or position alone differ.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -81,7 +86,15 @@ static const char usage_text[] =
     "  --check-skipped SUBSTR  run the skip-listed records whose heading contains SUBSTR too\n"
     "                     and report those that pass (\"PASSES file:line\")\n"
     "  --list-records     print every statement and query record as a JSON line (the SQL as\n"
-    "                     it would run, expected lines, skip reason) instead of running it\n";
+    "                     it would run, expected lines, skip reason) instead of running it\n"
+    "  --trino-url URL    the trino connector talks to this external Trino (e.g. the real one)\n"
+    "                     instead of an in-process SQE server; error records compare SQLSTATEs\n"
+    "                     (one file at a time, each on a fresh memory catalog)\n"
+    "  --catalog C        --trino-url: the name of that catalog (default memory)\n"
+    "  --sqe-types        --trino-url: run every statement on SQE in-process too; a query whose\n"
+    "                     column types differ from SQE's fails\n"
+    "  --exceptions FILE  leave out the folders and files listed in FILE, and count the listed\n"
+    "                     records' differences as excepted (tests/runner/README.md)\n";
 
 /* ---- discovery ------------------------------------------------------------------------------- */
 
@@ -150,6 +163,24 @@ static void counts_add(slt_counts *total, const slt_counts *c) {
     total->failed += c->failed;
     total->skipped += c->skipped;
     for (int i = 0; i < SLT_MAX_SKIP_GROUPS; i++) total->skipped_by[i] += c->skipped_by[i];
+    total->excepted += c->excepted;
+    total->messages += c->messages;
+    total->positions += c->positions;
+    total->types += c->types;
+}
+
+/* Counts the checked records of a file left out by the exceptions list (for the summary). */
+static int records_in(const char *path) {
+    slt_script script;
+    char msg[256];
+    if (slt_script_parse(path, &script, msg, sizeof msg) != 0) return 0;
+    int n = 0;
+    for (int i = 0; i < script.n_recs; i++) {
+        slt_kind k = script.recs[i].kind;
+        n += k == SLT_STATEMENT_OK || k == SLT_STATEMENT_ERROR || k == SLT_QUERY || k == SLT_LOAD;
+    }
+    slt_script_free(&script);
+    return n;
 }
 
 static void run_in_process(const file_list *files, const runner_options *opt, slt_counts *total) {
@@ -275,6 +306,7 @@ int main(int argc, char **argv) {
     opt.run.connector = slt_connector_find("embedded");
     file_list roots = {0};
     const char *skip_list_path = NULL;
+    const char *exceptions_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -294,6 +326,10 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--record-timeout") == 0 && has_value &&
                  parse_int(argv[i + 1], 1, 86400, &v))
             opt.run.record_timeout = (unsigned)v, i++;
+        else if (strcmp(a, "--trino-url") == 0 && has_value) opt.run.trino_url = argv[++i];
+        else if (strcmp(a, "--catalog") == 0 && has_value) opt.run.trino_catalog = argv[++i];
+        else if (strcmp(a, "--exceptions") == 0 && has_value) exceptions_path = argv[++i];
+        else if (strcmp(a, "--sqe-types") == 0) opt.run.sqe_types = 1;
         else if (strcmp(a, "--jobs") == 0 && has_value && parse_int(argv[i + 1], 1, 1024, &v))
             opt.jobs = (int)v, i++;
         else if (strcmp(a, "--threads") == 0 && has_value && parse_int(argv[i + 1], 0, 4096, &v))
@@ -337,6 +373,25 @@ int main(int argc, char **argv) {
         }
         opt.run.skip_list = &skip_list;
     }
+    const char *usage_error = NULL;
+    char msg[512];
+    if (opt.run.trino_url && strcmp(opt.run.connector->name, "trino") != 0)
+        usage_error = "--trino-url needs --connector trino";
+    if (opt.run.sqe_types && !opt.run.trino_url) usage_error = "--sqe-types needs --trino-url";
+    if (opt.run.trino_url) opt.jobs = 1; /* the files share the server's one catalog */
+    slt_exceptions exceptions = {0};
+    if (!usage_error && exceptions_path) {
+        if (slt_exceptions_load(exceptions_path, &exceptions, msg, sizeof msg) == 0)
+            opt.run.exceptions = &exceptions;
+        else
+            usage_error = msg;
+    }
+    if (usage_error) {
+        fprintf(stderr, "slt_runner: %s\n", usage_error);
+        slt_skip_list_free(&skip_list);
+        list_free(&roots);
+        return 2;
+    }
 
     slt_counts total = {0};
     file_list found = {0};
@@ -354,13 +409,33 @@ int main(int argc, char **argv) {
         }
     }
     file_list files = {0};
-    for (size_t i = 0; i < found.n; i++)
-        if (!opt.filter || strstr(found.paths[i], opt.filter)) list_add(&files, found.paths[i]);
+    int excluded_files = 0, excluded_records = 0;
+    for (size_t i = 0; i < found.n; i++) {
+        if (opt.filter && !strstr(found.paths[i], opt.filter)) continue;
+        const slt_exception *e = slt_exceptions_file(opt.run.exceptions, found.paths[i]);
+        if (e) {
+            excluded_files++;
+            excluded_records += records_in(found.paths[i]);
+            if (opt.run.verbose) printf("excluded %s: %s\n", found.paths[i], e->reason);
+            continue;
+        }
+        list_add(&files, found.paths[i]);
+    }
     if (files.n == 0) printf("no test files found\n");
 
     if (opt.fork) run_forked(&files, &opt, &total);
     else run_in_process(&files, &opt, &total);
 
+    if (excluded_files)
+        printf("%d files left out by the exceptions list (%d records)\n", excluded_files,
+               excluded_records);
+    if (total.excepted) printf("%d excepted (listed differences)\n", total.excepted);
+    if (opt.run.trino_url)
+        printf("%d error records differ in message text only, %d in position only\n",
+               total.messages, total.positions);
+    if (opt.run.sqe_types)
+        printf("%d queries answer with column types other than SQE's (failed or excepted)\n",
+               total.types);
     if (!opt.run.list_records) printf("%d passed, %d failed\n", total.passed, total.failed);
     if (total.skipped && !opt.run.list_records) {
         printf("%d skipped\n", total.skipped);
@@ -369,6 +444,7 @@ int main(int argc, char **argv) {
                 printf("  %d %s\n", total.skipped_by[g], slt_skip_group_name(g));
     }
     slt_skip_list_free(&skip_list);
+    slt_exceptions_free(&exceptions);
     list_free(&roots);
     list_free(&found);
     list_free(&files);

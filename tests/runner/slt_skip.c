@@ -32,6 +32,7 @@
 static char *group_names[SLT_MAX_SKIP_GROUPS] = {
     [SLT_SKIP_CONDITION] = "skipif/onlyif (records for other engines or connectors)",
     [SLT_SKIP_MODE] = "mode skip / require / halt",
+    [SLT_SKIP_UNSTABLE] = "unstable on the oracle (exceptions list): its answer varies by run",
 };
 static int n_groups = SLT_SKIP_FIRST_FREE;
 

@@ -30,7 +30,7 @@ static void test_resolution(void **state) {
     assert_int_equal(tf_error_code("no_such_function", 1, S("bigint:1"), &err),
                      SQE_ERR_FUNCTION_NOT_FOUND);
     assert_string_equal(err.message, "Function 'no_such_function' not registered");
-    assert_int_equal(tf_error_code("abs", 1, S("varchar(3):abc"), &err), SQE_ERR_TYPE_MISMATCH);
+    assert_int_equal(tf_error_code("abs", 1, S("varchar(3):abc"), &err), SQE_ERR_FUNCTION_NOT_FOUND);
     assert_non_null(strstr(err.message, "Unexpected parameters (varchar(3)) for function abs. "
                                         "Expected: abs(tinyint)"));
     assert_int_equal(tf_error_code("$add", 2, S("varchar(1):a", "integer:1"), &err),
