@@ -9,6 +9,7 @@
  */
 #include "io/s3_xml.h"
 #include "common/utf8.h"
+#include "common/hex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,11 +107,8 @@ static char *decode(const char *p, const char *end) {
             unsigned long cp = 0;
             const char *q = d;
             for (; q < end && q - d < 8; q++) {
-                int v = *q >= '0' && *q <= '9' ? *q - '0'
-                        : base == 16 && *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
-                        : base == 16 && *q >= 'A' && *q <= 'F' ? *q - 'A' + 10
-                        : -1;
-                if (v < 0) break;
+                int v = hex_digit(*q);
+                if (v < 0 || v >= base) break;
                 cp = cp * (unsigned long)base + (unsigned long)v;
             }
             if (q > d && q < end && *q == ';') {
