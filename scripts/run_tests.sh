@@ -37,7 +37,8 @@
 #   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
 #   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
 #            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
-#   python   tests/cli, tests/bench and tests/sqlite (pytest): JSON output, the benchmark harness
+#   python   tests/cli, tests/bench, tests/sqlite and tests/layers (pytest): JSON output, the
+#            include rule between src/ layers (scripts/check_layers.py), the benchmark harness
 #            at SF 0.01, slt_runner's hash results and SQLite corpus mode
 # A stage with nothing to run yet (no unit executables, no .test files) prints a note and is not
 # counted. The closing line is "N passed, N failed", the sum of the stages' own counts (cmocka
@@ -293,8 +294,8 @@ pytest_stage rest-s3 "Iceberg REST + S3 (moto): per-user reads/writes, STS, faul
   bash tests/rest_s3/run_rest_s3_tests.sh
 pytest_stage s3 "S3 storage (SigV4, multipart, listing, retries) against moto checking signatures" \
   bash tests/s3/run_s3_tests.sh
-pytest_stage python "CLI and benchmark smoke tests, slt_runner's corpus features (ASan build)" \
-  "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench tests/sqlite
+pytest_stage python "CLI and benchmark smoke tests, slt_runner's corpus features, the layer rule" \
+  "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench tests/sqlite tests/layers
 
 # ---- summary ------------------------------------------------------------------------------------
 echo "== summary"

@@ -294,10 +294,26 @@ static int bind_subquery_expr(binder *b, bind_scope *s, const sql_query *q, uint
     b->agg = saved_agg;
     b->win = saved_win;
     if (rc) return rc;
-    if (kind != SUBQ_EXISTS && sub->n_out != 1)
-        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, line, col,
-                          "Multiple columns returned by subquery are not yet supported. Found %u",
-                          sub->n_out);
+    if (kind == SUBQ_SCALAR && sub->n_out > 1) {
+        /* a scalar subquery of several columns is one ROW value (IN / ANY / ALL compare its
+         * columns one by one instead, bind_subquery.c) */
+        plan *row = plan_new(b->pctx, PLAN_PROJECT, 1, 1);
+        BIND_CHECK(b, row);
+        sqe_type types[sub->n_out];
+        for (uint32_t i = 0; i < sub->n_out; i++) types[i] = sub->out[i].type;
+        bexpr *r = bexpr_new(b->pctx, BEXPR_ROW, type_row(sub->n_out, types, names), sub->n_out);
+        row->u.project.exprs = ARENA_ARRAY(b->pctx->arena, bexpr *, 1);
+        BIND_CHECK(b, r && row->u.project.exprs && r->type.id == TYPE_ROW);
+        for (uint32_t i = 0; i < sub->n_out; i++) {
+            r->args[i] = bexpr_column(b->pctx, sub->out[i].id, sub->out[i].type);
+            BIND_CHECK(b, r->args[i]);
+        }
+        row->children[0] = sub;
+        row->u.project.exprs[0] = r;
+        row->out[0].id = plan_new_col(b->pctx);
+        row->out[0].type = r->type;
+        sub = row;
+    }
     sqe_type t = kind == SUBQ_SCALAR ? sub->out[0].type : type_make(TYPE_BOOLEAN);
     bexpr *e = bexpr_new(b->pctx, BEXPR_SUBQUERY, t, 0);
     BIND_CHECK(b, e);
@@ -1065,6 +1081,40 @@ static __attribute__((noinline)) int expr_between(binder *b, bind_scope *s, cons
     return rc;
 }
 
+/* (a, b, ...) IN / = ANY / <> ALL (SELECT x, y, ...): each value cast to the common type of it
+ * and its column; the row stays a ROW(...) constructor, which bind_subquery.c compares field by
+ * field. */
+static int row_in_subquery(binder *b, const sql_expr *e, bexpr *row, const plan *q, int op, bexpr **out) {
+    if (op != SQL_OP_EQ && !(op == SQL_OP_NE && e->kind == SQL_EXPR_QUANTIFIED &&
+                             e->u.quantified.quantifier == SQL_QUANT_ALL))
+        return bind_error(b, SQE_ERR_NOT_SUPPORTED, e->line, e->col,
+                          "A row is compared with a subquery of several columns only by IN, = ANY "
+                          "and <> ALL");
+    sqe_type types[q->n_out];
+    bexpr *r = bexpr_new(b->pctx, BEXPR_ROW, type_make(TYPE_ROW), q->n_out);
+    BIND_CHECK(b, r);
+    for (uint32_t i = 0; i < q->n_out; i++) {
+        sqe_type common;
+        if (!type_common_super(row->args[i]->type, q->out[i].type, &common)) {
+            char a[128], c2[128];
+            type_text(row->type, a, sizeof a);
+            sqe_type qt[q->n_out];
+            for (uint32_t k = 0; k < q->n_out; k++) qt[k] = q->out[k].type;
+            type_text(type_row(q->n_out, qt, NULL), c2, sizeof c2);
+            return bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
+                              "Value expression and result of subquery must be of the same type: "
+                              "%s vs %s", a, c2);
+        }
+        SQE_TRY(bind_cast(b, row->args[i], common, false, e->line, e->col, &r->args[i]));
+        types[i] = common;
+    }
+    r->type = type_row(q->n_out, types, NULL);
+    r->line = row->line;
+    r->col = row->col;
+    *out = r;
+    return SQE_OK;
+}
+
 static __attribute__((noinline)) int expr_quantified(binder *b, bind_scope *s, const sql_expr *e, bexpr **out) {
     int rc = SQE_OK;
     bexpr *r = NULL;
@@ -1084,16 +1134,37 @@ static __attribute__((noinline)) int expr_quantified(binder *b, bind_scope *s, c
             break;
         }
         sub->n_args = 1;
-        /* Compare in the common type of the value and the subquery's column. */
+        /* Compare in the common type of the value and the subquery's column (or, for a
+         * subquery of several columns, of each field of a ROW value and each column) */
+        const plan *q = sub->u.subquery.query;
+        sqe_type sub_type = q->out[0].type;
+        if (q->n_out > 1) {
+            sqe_type types[q->n_out];
+            for (uint32_t i = 0; i < q->n_out; i++) types[i] = q->out[i].type;
+            sub_type = type_row(q->n_out, types, NULL);
+            if (arg->kind == BEXPR_ROW && arg->n_args == q->n_out) {
+                rc = row_in_subquery(b, e, arg, q, in ? SQL_OP_EQ : e->u.quantified.op, &sub->args[0]);
+                if (rc) break;
+                sub->u.subquery.cmp = in ? SQL_OP_EQ : e->u.quantified.op;
+                if (in && e->u.in_query.negated) r = make_not(b, sub);
+                break;
+            }
+        }
         sqe_type common;
-        if (!type_common_super(arg->type, sub->u.subquery.query->out[0].type, &common)) {
+        if (!type_common_super(arg->type, sub_type, &common)) {
             char a[128], c2[128];
             type_text(arg->type, a, sizeof a);
-            type_text(sub->u.subquery.query->out[0].type, c2, sizeof c2);
+            type_text(sub_type, c2, sizeof c2);
             rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
                             "Value expression and result of subquery must be of the same type: "
                             "%s vs %s",
                             a, c2);
+            break;
+        }
+        if (q->n_out > 1) {
+            rc = bind_error(b, SQE_ERR_NOT_SUPPORTED, e->line, e->col,
+                            "A subquery of several columns is compared only with a row of as many "
+                            "values: (a, b) IN (SELECT x, y ...)");
             break;
         }
         rc = bind_cast(b, arg, common, false, e->line, e->col, &sub->args[0]);

@@ -23,7 +23,6 @@
 #include <time.h>
 
 #include "catalog/catalog_iceberg.h"
-#include "exec/exec.h"
 #include "format/parquet/pq_reader.h"
 #include "iceberg/delete_index.h"
 #include "iceberg/scan_plan.h"
@@ -537,6 +536,7 @@ static int version_error(binder *b, const sql_relation *r, const char *fmt, cons
 
 /* Evaluates the AS OF expression to a constant vector. */
 static int as_of_value(binder *b, const sql_relation *r, const vec **out) {
+    *out = NULL;
     bexpr *e;
     SQE_TRY(bind_expr(b, NULL, r->u.table.as_of, &e));
     if (e->kind != BEXPR_CONST) {
@@ -544,7 +544,10 @@ static int as_of_value(binder *b, const sql_relation *r, const vec **out) {
         clock_gettime(CLOCK_REALTIME, &ts);
         int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
         bexpr *folded;
-        int rc = exec_fold_const(b->pctx, e, b->env->session_zone, now, &folded, b->err);
+        if (!b->pctx->fold_const)
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, r->line, r->col,
+                              "The version or timestamp of a time travel query must be a constant");
+        int rc = b->pctx->fold_const(b->pctx, e, b->env->session_zone, now, &folded, b->err);
         if (rc) {
             if (b->err) {
                 b->err->line = r->line;

@@ -15,13 +15,7 @@
 #include "types/datetime.h"
 #include "types/decimal.h"
 #include "types/tz.h"
-
-static uint32_t utf8_length(const char *s, size_t len) {
-    uint32_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80) n++;
-    return n;
-}
+#include "common/utf8.h"
 
 static int typed_literal(binder *b, const sql_expr *e, bexpr **out) {
     const char *tname = e->u.typed.type.text;
@@ -179,7 +173,7 @@ int bind_literal(binder *b, const sql_expr *e, bexpr **out) {
         *out = bexpr_const_double(pc, e->u.num.dval);
         break;
     case SQL_EXPR_STRING:
-        *out = bexpr_const_str(pc, type_varchar(utf8_length(e->u.str.data, e->u.str.len)),
+        *out = bexpr_const_str(pc, type_varchar((uint32_t)utf8_count(e->u.str.data, e->u.str.len)),
                                e->u.str.data, e->u.str.len);
         break;
     case SQL_EXPR_VARBINARY:

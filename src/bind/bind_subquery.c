@@ -609,6 +609,24 @@ static int remember_planned(binder *b, const bexpr *sq, bexpr *replacement) {
     return SQE_OK;
 }
 
+/* (a, b, ...) = (x, y, ...) for a subquery of several columns, as Trino 476 answers it: each
+ * field must equal its column, and a NULL field matches nothing, so the mark is TRUE or FALSE
+ * and never NULL (Trino: (3, NULL) NOT IN (SELECT 3, 4) is true and (a, b) IN (SELECT x, y) over
+ * rows (3, NULL) on both sides false; only when both rows are constants does it call (1, NULL)
+ * IN (SELECT 1, NULL) true). The equalities are conditions like the correlation's, so each can
+ * be a key of the join. */
+static int row_equalities(binder *b, bexpr *row, const plan *sub, uint32_t n_values, int line, int col,
+                          bexpr_list *conds) {
+    for (uint32_t i = 0; i < n_values; i++) {
+        bexpr *value = bexpr_column(b->pctx, sub->out[i].id, sub->out[i].type);
+        BIND_CHECK(b, value);
+        bexpr *eq;
+        SQE_TRY(bind_comparison(b, SQL_OP_EQ, row->args[i], value, line, col, &eq));
+        SQE_TRY(bexpr_list_push(b->pctx, conds, eq));
+    }
+    return SQE_OK;
+}
+
 /* EXISTS / IN / ANY / ALL. top: the expression is a WHERE conjunct (possibly under NOT).
  * The pulled correlation conditions must be TRUE for a subquery row to count; the comparison
  * of IN / ANY / ALL is three-valued: in a MARK join it goes to mark_cond (see plan.h), so a
@@ -618,14 +636,13 @@ static int plan_predicate(binder *b, plan **input, bexpr **slot, bool top, bool 
     bexpr *sq = *slot;
     plan *sub = sq->u.subquery.query;
     uint8_t kind = sq->u.subquery.kind;
+    uint32_t n_values = sub->n_out; /* decorrelation may expose more columns after these */
     pull_ctx pc;
     SQE_TRY(decorrelate(b, &sub, *input, NULL, &pc, sq->line, sq->col));
     bexpr_list conds = pc.pulled;
     bool null_aware = false;
     bexpr *cmp = NULL;
     if (kind != SUBQ_EXISTS) {
-        bexpr *value = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
-        BIND_CHECK(b, value);
         int op = sq->u.subquery.cmp;
         bool all = kind == SUBQ_ALL;
         if (all) {
@@ -640,8 +657,19 @@ static int plan_predicate(binder *b, plan **input, bexpr **slot, bool top, bool 
             }
             negated = !negated;
         }
-        SQE_TRY(bind_comparison(b, op, sq->args[0], value, sq->line, sq->col, &cmp));
-        null_aware = true;
+        if (n_values > 1) {
+            /* the binder let through only a ROW(...) of as many values, with = (row_in_subquery) */
+            if (op != SQL_OP_EQ || sq->args[0]->kind != BEXPR_ROW || sq->args[0]->n_args != n_values)
+                return bind_error(b, SQE_ERR_NOT_SUPPORTED, sq->line, sq->col,
+                                  "A row is compared with a subquery of several columns only by IN, "
+                                  "= ANY and <> ALL");
+            SQE_TRY(row_equalities(b, sq->args[0], sub, n_values, sq->line, sq->col, &conds));
+        } else {
+            bexpr *value = bexpr_column(b->pctx, sub->out[0].id, sub->out[0].type);
+            BIND_CHECK(b, value);
+            SQE_TRY(bind_comparison(b, op, sq->args[0], value, sq->line, sq->col, &cmp));
+            null_aware = true;
+        }
     }
     if (top && (!negated || !null_aware)) {
         /* a WHERE conjunct: NULL and FALSE both drop the row, so the comparison is one more

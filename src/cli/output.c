@@ -30,6 +30,7 @@
  *   - Widths count display columns of UTF-8 text (wide East Asian characters count two).
  */
 #include "cli/output.h"
+#include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,38 +116,13 @@ static value_kind kind_of(const char *type) {
 
 /* ---- UTF-8 display width ------------------------------------------------------------------- */
 
-/* Decodes one UTF-8 sequence at s (s[0] != 0). Sets *cp (U+FFFD for a bad byte) and returns the
- * number of bytes consumed (1 for a bad byte). */
-static size_t utf8_decode(const unsigned char *s, unsigned *cp) {
-    unsigned c = s[0];
-    size_t n;
-    unsigned min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if ((c & 0xE0) == 0xC0) {
-        n = 2, c &= 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3, c &= 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4, c &= 0x07, min = 0x10000;
-    } else {
-        *cp = 0xFFFD;
-        return 1;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *cp = 0xFFFD;
-            return 1;
-        }
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-        *cp = 0xFFFD;
-        return 1;
-    }
-    *cp = c;
-    return n;
+/* Decodes one UTF-8 sequence at s (at most len bytes, len >= 1): sets *cp (U+FFFD for a bad
+ * byte) and returns the number of bytes consumed (1 for a bad byte). */
+static size_t decode_or_replacement(const unsigned char *s, size_t len, unsigned *cp) {
+    uint32_t c;
+    size_t n = utf8_decode((const char *)s, len, &c);
+    *cp = n ? c : 0xFFFD;
+    return n ? n : 1;
 }
 
 static int codepoint_width(unsigned cp) {
@@ -165,7 +141,7 @@ static size_t display_width(const char *s) {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         unsigned cp;
-        p += utf8_decode(p, &cp);
+        p += decode_or_replacement(p, strnlen((const char *)p, 4), &cp);
         width += (size_t)codepoint_width(cp);
     }
     return width;
@@ -177,7 +153,7 @@ static size_t prefix_fitting(const char *s, size_t max_width, size_t *width_out)
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         unsigned cp;
-        size_t n = utf8_decode(p, &cp);
+        size_t n = decode_or_replacement(p, strnlen((const char *)p, 4), &cp);
         size_t w = (size_t)codepoint_width(cp);
         if (width + w > max_width) break;
         width += w;
@@ -508,8 +484,7 @@ static void json_string_n(FILE *fp, const char *s, size_t len) {
             p++;
         } else {
             unsigned cp;
-            size_t n = utf8_decode(p, &cp);
-            if (n > (size_t)(end - p)) cp = 0xFFFD, n = 1; /* a sequence cut by the bound */
+            size_t n = decode_or_replacement(p, (size_t)(end - p), &cp);
             if (cp == 0xFFFD && n == 1) fputs("\\ufffd", fp);
             else fwrite(p, 1, n, fp);
             p += n;

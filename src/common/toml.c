@@ -36,6 +36,7 @@
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/utf8.h"
+#include "common/hex.h"
 
 /* --- parser state ----------------------------------------------------------------------------- */
 
@@ -141,36 +142,6 @@ static const char *describe(parser *p, size_t pos, char *buf, size_t n) {
 }
 
 /* --- UTF-8 ------------------------------------------------------------------------------------ */
-
-/* Returns the offset of the first invalid UTF-8 sequence, or len when the text is valid. */
-static size_t utf8_check(const unsigned char *s, size_t len) {
-    return utf8_valid_prefix((const char *)s, len);
-}
-
-static void utf8_put(strbuf *sb, uint32_t cp) {
-    char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | (cp >> 18));
-        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    strbuf_append(sb, b, n);
-}
 
 /* --- tree building ---------------------------------------------------------------------------- */
 
@@ -318,13 +289,6 @@ static int expect_line_end(parser *p, const char *after) {
 
 /* --- strings ---------------------------------------------------------------------------------- */
 
-static int hexval(int c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* At the character after a backslash in a basic string. */
 static int parse_escape(parser *p, int multiline) {
     size_t start = p->pos - 1;
@@ -363,7 +327,7 @@ static int parse_escape(parser *p, int multiline) {
         int n = c == 'u' ? 4 : 8;
         uint32_t cp = 0;
         for (int k = 1; k <= n; k++) {
-            int h = hexval(peek_at(p, (size_t)k));
+            int h = hex_digit(peek_at(p, (size_t)k));
             if (h < 0)
                 return fail_at(p, start, "\\%c escape needs exactly %d hexadecimal digits", c, n);
             cp = (cp << 4) | (uint32_t)h;
@@ -371,7 +335,8 @@ static int parse_escape(parser *p, int multiline) {
         if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
             return fail_at(p, start, "escape \\%c%.*s is not a Unicode scalar value", c, n,
                            p->src + p->pos + 1);
-        utf8_put(&p->scratch, cp);
+        char enc[4];
+        strbuf_append(&p->scratch, enc, utf8_encode(cp, enc));
         p->pos += (size_t)n + 1;
         return SQE_OK;
     }
@@ -520,7 +485,7 @@ static int read_digits(parser *p, int radix, strbuf *buf) {
     int prev_digit = 0;
     for (;;) {
         int c = peek(p);
-        int ok = radix == 16  ? hexval(c) >= 0
+        int ok = radix == 16  ? hex_digit(c) >= 0
                  : radix == 8 ? (c >= '0' && c <= '7')
                  : radix == 2 ? (c == '0' || c == '1')
                               : is_digit(c);
@@ -531,7 +496,7 @@ static int read_digits(parser *p, int radix, strbuf *buf) {
             prev_digit = 1;
         } else if (c == '_') {
             int next = peek_at(p, 1);
-            int next_ok = radix == 16  ? hexval(next) >= 0
+            int next_ok = radix == 16  ? hex_digit(next) >= 0
                           : radix == 8 ? (next >= '0' && next <= '7')
                           : radix == 2 ? (next == '0' || next == '1')
                                        : is_digit(next);
@@ -704,7 +669,7 @@ static int parse_number(parser *p, toml_value **out) {
         uint64_t val = 0;
         const char *d = strbuf_cstr(&num);
         for (; *d; d++) {
-            uint64_t digit = (uint64_t)hexval(*d);
+            uint64_t digit = (uint64_t)hex_digit(*d);
             if (val > ((uint64_t)INT64_MAX - digit) / (uint64_t)radix) {
                 rc = fail_at(p, start, "integer out of range (64-bit signed)");
                 goto out_free_num;
@@ -1070,7 +1035,7 @@ int toml_parse(const char *text, size_t len, toml_doc **out, sqe_error *err) {
         .src = text ? text : "", .len = len, .doc = doc, .err = err, .lc_line = 1, .lc_col = 1};
     strbuf_init(&p.scratch);
     int rc = SQE_OK;
-    size_t bad = utf8_check((const unsigned char *)p.src, len);
+    size_t bad = utf8_valid_prefix(p.src, len);
     if (bad < len) {
         rc = fail_at(&p, bad, "invalid UTF-8 (byte 0x%02X)", (unsigned char)p.src[bad]);
         goto out_cleanup;

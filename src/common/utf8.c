@@ -1,8 +1,11 @@
 /*
- * utf8.c: UTF-8 validation (see utf8.h).
+ * utf8.c: UTF-8 validation, encoding and decoding (see utf8.h).
  *
- * INTERFACE: utf8_valid_prefix.
- * NOTES: ASCII runs are skipped eight bytes at a time; everything else is checked per sequence.
+ * INTERFACE: utf8_valid_prefix, utf8_next, utf8_char_start (utf8_encode, utf8_decode and
+ *   utf8_count are inline in utf8.h: string kernels call them per character).
+ * NOTES: validation skips ASCII runs eight bytes at a time; everything else is checked per
+ * sequence with the same rules as utf8_decode (RFC 3629 section 4's table of well-formed byte
+ * sequences).
  */
 #include "common/utf8.h"
 
@@ -44,3 +47,20 @@ size_t utf8_valid_prefix(const char *str, size_t len) {
     }
     return len;
 }
+
+size_t utf8_next(const char *str, size_t len) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 1;
+    if (n > len) n = len;
+    for (size_t i = 1; i < n; i++)
+        if (!utf8_is_continuation(s[i])) return i;
+    return n;
+}
+
+size_t utf8_char_start(const char *str, size_t i) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t start = i;
+    while (start > 0 && i - start < 3 && utf8_is_continuation(s[start])) start--;
+    return start;
+}
+

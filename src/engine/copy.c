@@ -135,7 +135,7 @@ static int copy_options(sqe_conn *conn, const sql_stmt *st, const vec *const *pa
     arena a;
     arena_init(&a, NULL);
     plan_ctx pctx;
-    plan_ctx_init(&pctx, &a, NULL);
+    plan_ctx_init(&pctx, &a, NULL, exec_fold_const);
     int rc = SQE_OK;
     const sql_property_list *opts = &st->u.copy.options;
     for (int i = 0; !rc && i < opts->n; i++) {

@@ -292,7 +292,7 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     arena a;
     arena_init(&a, NULL);
     plan_ctx pc;
-    plan_ctx_init(&pc, &a, NULL);
+    plan_ctx_init(&pc, &a, NULL, exec_fold_const);
     bind_env env;
     engine_bind_env(conn, &env);
     env.params = params;
@@ -398,7 +398,7 @@ static int create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
     arena a;
     arena_init(&a, NULL);
     plan_ctx pc;
-    plan_ctx_init(&pc, &a, NULL);
+    plan_ctx_init(&pc, &a, NULL, exec_fold_const);
     bind_env env;
     engine_bind_env(conn, &env);
     bound_query bq;
@@ -631,7 +631,7 @@ static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     plan_ctx pc;
-    plan_ctx_init(&pc, &a, NULL);
+    plan_ctx_init(&pc, &a, NULL, exec_fold_const);
     int rc = SQE_OK;
     if (!reset) {
         bind_env env;

@@ -164,7 +164,7 @@ static int edit(void *ud, arena *a, const ice_metadata *base, ice_metadata *next
     }
     case SQL_ALTER_SET_PROPERTIES: {
         plan_ctx pctx;
-        plan_ctx_init(&pctx, a, NULL);
+        plan_ctx_init(&pctx, a, NULL, exec_fold_const);
         ice_table_def d;
         memset(&d, 0, sizeof d);
         d.a = a;

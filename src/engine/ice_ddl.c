@@ -396,7 +396,7 @@ int engine_ice_create_table(sqe_conn *conn, catalog *cat, const char *schema, co
     arena a;
     arena_init(&a, NULL);
     plan_ctx pctx;
-    plan_ctx_init(&pctx, &a, NULL);
+    plan_ctx_init(&pctx, &a, NULL, exec_fold_const);
     ice_table_def d;
     memset(&d, 0, sizeof d);
     d.a = &a;

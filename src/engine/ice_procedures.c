@@ -1128,7 +1128,7 @@ int engine_ice_call(sqe_conn *conn, const sql_stmt *st, const vec *const *params
     c.params = params;
     c.n_params = n_params;
     arena_init(&c.a, NULL);
-    plan_ctx_init(&c.pctx, &c.a, NULL);
+    plan_ctx_init(&c.pctx, &c.a, NULL, exec_fold_const);
     const char *schema, *table;
     const sql_expr *table_expr;
     int rc = bind_args(&c, &schema, &table, &table_expr, err);

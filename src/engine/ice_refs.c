@@ -130,7 +130,7 @@ int engine_ice_alter_ref(sqe_conn *conn, catalog *cat, cat_table *t, const sql_s
     arena a;
     arena_init(&a, NULL);
     plan_ctx pctx;
-    plan_ctx_init(&pctx, &a, NULL);
+    plan_ctx_init(&pctx, &a, NULL, exec_fold_const);
     int rc = SQE_OK;
     if (st->u.alter.ref_as_of)
         rc = bigint_arg(conn, &pctx, st->u.alter.ref_as_of, params, n_params, "AS OF VERSION",

@@ -79,7 +79,7 @@ static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
                      r->user_mem ? &r->user_mem->tracker : &db->tracker);
     r->row_limit = db->max_result_rows;
     arena_init(&r->arena, NULL);
-    plan_ctx_init(&r->pctx, &r->arena, &r->tracker);
+    plan_ctx_init(&r->pctx, &r->arena, &r->tracker, exec_fold_const);
     r->has_plan = true;
     bind_env env;
     engine_bind_env(conn, &env);
@@ -201,7 +201,7 @@ static int execute_prepared(sqe_conn *conn, const sql_stmt *st, sqe_result **out
     arena a;
     arena_init(&a, NULL);
     plan_ctx pctx;
-    plan_ctx_init(&pctx, &a, NULL);
+    plan_ctx_init(&pctx, &a, NULL, exec_fold_const);
     bind_env env;
     engine_bind_env(conn, &env);
     uint32_t n = (uint32_t)st->u.execute.args.n;
@@ -544,7 +544,7 @@ static void infer_param_types(sqe_stmt *s, sqe_type *types) {
         plan_ctx pctx;
         mem_tracker_init(&tracker, "parameter types", db->query_memory_limit, &db->tracker);
         arena_init(&qa, NULL);
-        plan_ctx_init(&pctx, &qa, &tracker);
+        plan_ctx_init(&pctx, &qa, &tracker, exec_fold_const);
         bind_env env;
         engine_bind_env(s->conn, &env);
         env.params = vals;

@@ -126,7 +126,7 @@ static inline bool json_hex4(json_cursor *c, uint32_t *out) {
     if (c->end - c->p < 4) return false;
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hex_value(c->p[i]);
+        int h = hex_digit(c->p[i]);
         if (h < 0) return false;
         v = v << 4 | (uint32_t)h;
     }

@@ -21,6 +21,7 @@
 #include "types/datetime.h"
 #include "types/decimal.h"
 #include "types/float_text.h"
+#include "common/hex.h"
 
 #define MSG_TEXT_MAX 256 /* bytes of an offending string quoted in a message */
 
@@ -244,13 +245,6 @@ static inline int64_t precision_factor(int precision) {
     return precision < 0 ? 1000000 : precision > 6 ? 1 : f[precision];
 }
 
-static inline int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* "12151fd2-7586-11e9-8f9e-2a86e4085a59" (any case) -> 16 bytes. */
 static inline int text_to_uuid(const char *s, size_t len, uint8_t *out, char *msg,
                                size_t msg_len) {
@@ -264,7 +258,7 @@ static inline int text_to_uuid(const char *s, size_t len, uint8_t *out, char *ms
             if (s[i] != '-') goto out_bad;
             continue;
         }
-        int hi = hex_value(s[i]), lo = i + 1 < 36 ? hex_value(s[i + 1]) : -1;
+        int hi = hex_digit(s[i]), lo = i + 1 < 36 ? hex_digit(s[i + 1]) : -1;
         if (hi < 0 || lo < 0) goto out_bad;
         out[n++] = (uint8_t)(hi << 4 | lo);
         i++;

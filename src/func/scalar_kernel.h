@@ -14,6 +14,7 @@
 #include "common/strbuf.h"
 #include "func/func.h"
 #include "types/decimal.h"
+#include "common/utf8.h"
 
 /* Longest string (bytes) or array (elements) a kernel builds. */
 #define FUNC_MAX_STRING (1u << 30)
@@ -133,98 +134,15 @@ int func_value_set_add(func_value_set *s, uint32_t pos, bool *found);
 /* Is there a value equal to row r of vector w (same type)? Returns the position or -1. */
 int64_t func_value_set_find(const func_value_set *s, const vec *w, uint32_t r);
 
-/* --- UTF-8 ---------------------------------------------------------------------------------- */
+/* --- UTF-8 (common/utf8.h) ------------------------------------------------------------------ */
 
 /* Decodes one code point at p (n > 0 bytes left); *adv receives the bytes consumed (>= 1).
  * Invalid sequences decode as -1 with *adv = 1. */
-static inline int32_t utf8_decode(const unsigned char *p, size_t n, size_t *adv) {
-    unsigned char c = p[0];
-    if (c < 0x80) {
-        *adv = 1;
-        return c;
-    }
-    int len;
-    int32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        *adv = 1;
-        return -1;
-    }
-    if ((size_t)len > n) {
-        *adv = 1;
-        return -1;
-    }
-    for (int i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80) {
-            *adv = 1;
-            return -1;
-        }
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        *adv = 1;
-        return -1;
-    }
-    *adv = (size_t)len;
-    return cp;
-}
-
-/* Length in bytes of the code point that starts with byte c (1 for stray bytes). */
-static inline size_t utf8_char_len(unsigned char c) {
-    if (c < 0xC0) return 1;
-    if (c < 0xE0) return 2;
-    if (c < 0xF0) return 3;
-    return 4;
-}
-
-/* Encodes cp (<= 0x10FFFF) into out (4 bytes room); returns the length. */
-static inline size_t utf8_encode(uint32_t cp, char *out) {
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* Number of code points (bytes that are not continuation bytes, as Trino counts). */
-static inline int64_t utf8_count(const char *s, size_t len) {
-    int64_t n = 0;
-    for (size_t i = 0; i < len; i++) n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
-}
-
-/* Byte offset of code point index cp_idx (0-based) in s, or len when past the end. */
-static inline size_t utf8_offset(const char *s, size_t len, int64_t cp_idx) {
-    size_t i = 0;
-    while (i < len && cp_idx > 0) {
-        i += utf8_char_len((unsigned char)s[i]);
-        cp_idx--;
-    }
-    return i < len ? i : len;
+static inline int32_t utf8_decode_cp(const unsigned char *p, size_t n, size_t *adv) {
+    uint32_t cp;
+    size_t k = utf8_decode((const char *)p, n, &cp);
+    *adv = k ? k : 1;
+    return k ? (int32_t)cp : -1;
 }
 
 /* --- Calendar arithmetic within range ----------------------------------------------------- */

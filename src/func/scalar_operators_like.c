@@ -47,7 +47,7 @@ typedef struct like_matcher {
 static int like_compile(arena *a, const char *p, uint32_t len, const char *esc, uint32_t esc_len,
                         like_matcher *m, sqe_error *err) {
     memset(m, 0, sizeof *m);
-    if (esc && esc_len != utf8_char_len((unsigned char)esc[0]))
+    if (esc && esc_len != utf8_seq_len((unsigned char)esc[0]))
         return err_set(err, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                        "Escape string must be a single character");
     char *bytes = arena_alloc(a, len + 1);
@@ -143,7 +143,7 @@ static int64_t seg_match_at(const like_segment *s, const char *str, uint32_t len
     for (uint32_t k = 0; k < s->len; k++) {
         if (j >= len) return -1;
         if (s->one_char[k] == 1) {
-            j += (uint32_t)utf8_char_len((unsigned char)str[j]);
+            j += (uint32_t)utf8_seq_len((unsigned char)str[j]);
             if (j > len) return -1;
         } else if (str[j] != s->bytes[k]) {
             return -1;
@@ -167,7 +167,7 @@ static int64_t seg_find(const like_segment *s, const char *str, uint32_t len, ui
         const char *hit = func_find(str + pos, len - pos, s->bytes, s->len);
         return hit ? (int64_t)(hit - str) + s->len : -1;
     }
-    for (uint32_t q = pos; q <= len; q += (uint32_t)utf8_char_len((unsigned char)str[q])) {
+    for (uint32_t q = pos; q <= len; q += (uint32_t)utf8_seq_len((unsigned char)str[q])) {
         int64_t e = seg_match_at(s, str, len, q);
         if (e >= 0 && (!must_end || e == len)) return e;
         if (q == len) break;

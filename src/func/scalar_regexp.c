@@ -249,7 +249,7 @@ static bool next_from(const sqe_str *s, size_t start, size_t end, size_t *from) 
         return end <= s->len;
     }
     if (end >= s->len) return false;
-    *from = end + utf8_char_len((unsigned char)SDATA(s)[end]);
+    *from = end + utf8_seq_len((unsigned char)SDATA(s)[end]);
     if (*from > s->len) *from = s->len;
     return true;
 }

@@ -97,7 +97,7 @@ static int change_case(func_ctx *ctx, const vec *const *args, const uint32_t *se
         }
         for (uint32_t i = 0; i < n;) {
             size_t adv;
-            int32_t cp = utf8_decode(p + i, n - i, &adv);
+            int32_t cp = utf8_decode_cp(p + i, n - i, &adv);
             if (cp < 0 || !g_utf8_locale) {
                 if (cp >= 0 && cp < 0x80)
                     dst[o++] = (char)(upper ? (cp >= 'a' && cp <= 'z' ? cp - 32 : cp)
@@ -345,7 +345,7 @@ KERNEL(replace_fn) {
         if (a->len == 0) {
             /* insert the replacement before every code point and at the end */
             for (uint32_t i = 0; i < s->len;) {
-                uint32_t l = (uint32_t)utf8_char_len((unsigned char)p[i]);
+                uint32_t l = (uint32_t)utf8_seq_len((unsigned char)p[i]);
                 if (l > s->len - i) l = s->len - i;
                 strbuf_append(&sb, pb, lb);
                 strbuf_append(&sb, p + i, l);
@@ -387,7 +387,7 @@ static int reverse_common(func_ctx *ctx, const vec *const *args, const uint32_t 
         char *dst = n <= SQE_STR_INLINE ? small : vec_str_reserve(out, n);
         if (!dst) return func_nomem(ctx);
         for (uint32_t i = 0; i < n;) {
-            uint32_t l = bytes ? 1 : (uint32_t)utf8_char_len((unsigned char)p[i]);
+            uint32_t l = bytes ? 1 : (uint32_t)utf8_seq_len((unsigned char)p[i]);
             if (l > n - i) l = n - i;
             memcpy(dst + n - i - l, p + i, l);
             i += l;
@@ -415,7 +415,7 @@ static bool in_set(int32_t cp, const sqe_str *set) {
     const unsigned char *p = (const unsigned char *)SDATA(set);
     for (uint32_t i = 0; i < set->len;) {
         size_t adv;
-        if (utf8_decode(p + i, set->len - i, &adv) == cp) return true;
+        if (utf8_decode_cp(p + i, set->len - i, &adv) == cp) return true;
         i += (uint32_t)adv;
     }
     return false;
@@ -439,7 +439,7 @@ static int trim_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
         uint32_t from = 0, to = s->len;
         while (left && from < to) {
             size_t adv;
-            int32_t cp = utf8_decode((const unsigned char *)p + from, to - from, &adv);
+            int32_t cp = utf8_decode_cp((const unsigned char *)p + from, to - from, &adv);
             if (!in_set(cp, set)) break;
             from += (uint32_t)adv;
         }
@@ -447,7 +447,7 @@ static int trim_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
             uint32_t st = prev_cp_start(p, to);
             if (st < from) st = from;
             size_t adv;
-            int32_t cp = utf8_decode((const unsigned char *)p + st, to - st, &adv);
+            int32_t cp = utf8_decode_cp((const unsigned char *)p + st, to - st, &adv);
             if (st + adv != to || !in_set(cp, set)) break;
             to = st;
         }
@@ -495,7 +495,7 @@ static int pad_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel
         const char *pp = SDATA(pad);
         int64_t need = size - n_cp;
         for (uint32_t i = 0; need > 0 && !sb.failed; need--) {
-            uint32_t l = (uint32_t)utf8_char_len((unsigned char)pp[i]);
+            uint32_t l = (uint32_t)utf8_seq_len((unsigned char)pp[i]);
             if (l > pad->len - i) l = pad->len - i;
             strbuf_append(&sb, pp + i, l);
             i += l;
@@ -586,7 +586,7 @@ KERNEL(split_part_fn) {
         const char *p = SDATA(s), *pd = SDATA(d);
         if (d->len == 0) {
             /* each code point is a part */
-            if (idx > utf8_count(p, s->len)) {
+            if (idx > (int64_t)utf8_count(p, s->len)) {
                 SQE_TRY(func_out_null(ctx, out, row));
                 continue;
             }
@@ -639,7 +639,7 @@ KERNEL(codepoint_fn) {
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         size_t adv = 0;
-        int32_t cp = s->len ? utf8_decode((const unsigned char *)SDATA(s), s->len, &adv) : -1;
+        int32_t cp = s->len ? utf8_decode_cp((const unsigned char *)SDATA(s), s->len, &adv) : -1;
         if (cp < 0 || adv != s->len) {
             SQE_TRY(func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                    "Input string must be a single character string"));
@@ -670,7 +670,7 @@ static int32_t *decode_all(const sqe_str *s, uint32_t *n_out) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->len;) {
         size_t adv;
-        int32_t cp = utf8_decode(p + i, s->len - i, &adv);
+        int32_t cp = utf8_decode_cp(p + i, s->len - i, &adv);
         cps[n++] = cp < 0 ? -(int32_t)p[i] - 1 : cp;
         i += (uint32_t)adv;
     }
@@ -777,7 +777,7 @@ KERNEL(hamming_fn) {
         int64_t dist = 0;
         while (i < a->len && j < b->len) {
             size_t la, lb;
-            int32_t ca = utf8_decode(pa + i, a->len - i, &la), cb = utf8_decode(pb + j, b->len - j, &lb);
+            int32_t ca = utf8_decode_cp(pa + i, a->len - i, &la), cb = utf8_decode_cp(pb + j, b->len - j, &lb);
             dist += ca != cb || (ca < 0 && pa[i] != pb[j]);
             i += (uint32_t)la;
             j += (uint32_t)lb;

@@ -19,6 +19,7 @@
 
 #include "common/base64.h"
 #include "func/scalar_kernel.h"
+#include "common/hex.h"
 
 #define KERNEL(name)                                                                               \
     static int name(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,   \
@@ -61,7 +62,7 @@ KERNEL(from_utf8_fn) {
             } else {
                 const sqe_str *r = ustr(&ur, row);
                 size_t adv = 0;
-                if (r->len > 0) utf8_decode((const unsigned char *)SDATA(r), r->len, &adv);
+                if (r->len > 0) utf8_decode_cp((const unsigned char *)SDATA(r), r->len, &adv);
                 if (r->len > 4 || adv != r->len) {
                     if ((rc = func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                              "Replacement character string must empty or a "
@@ -77,7 +78,7 @@ KERNEL(from_utf8_fn) {
         sb.len = 0;
         for (uint32_t i = 0; i < b->len;) {
             size_t adv;
-            int32_t cp = utf8_decode(p + i, b->len - i, &adv);
+            int32_t cp = utf8_decode_cp(p + i, b->len - i, &adv);
             if (cp < 0) strbuf_append(&sb, repl, repl_len);
             else strbuf_append(&sb, (const char *)p + i, adv);
             i += (uint32_t)adv;
@@ -115,13 +116,6 @@ KERNEL(to_hex_fn) {
     return SQE_OK;
 }
 
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 KERNEL(from_hex_fn) {
     vec_unified us;
     vec_unify(args[0], &us);
@@ -139,7 +133,7 @@ KERNEL(from_hex_fn) {
         if (!dst) return func_nomem(ctx);
         int bad = -1;
         for (uint32_t i = 0; i < n && bad < 0; i++) {
-            int hi = hex_value(p[2 * i]), lo = hex_value(p[2 * i + 1]);
+            int hi = hex_digit(p[2 * i]), lo = hex_digit(p[2 * i + 1]);
             if (hi < 0) bad = (int)(2 * i);
             else if (lo < 0) bad = (int)(2 * i + 1);
             else dst[i] = (char)(hi << 4 | lo);

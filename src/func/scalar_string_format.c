@@ -185,7 +185,7 @@ static const char *format_one(strbuf *sb, const fmt_spec *f, const vec *v, uint3
         } else if (id == TYPE_VARCHAR || id == TYPE_CHAR) {
             const sqe_str *s = &VEC_DATA(fv, sqe_str)[p];
             size_t adv = 0;
-            cp = s->len ? utf8_decode((const unsigned char *)sqe_str_data(s), s->len, &adv) : -1;
+            cp = s->len ? utf8_decode_cp((const unsigned char *)sqe_str_data(s), s->len, &adv) : -1;
             if (adv != s->len) goto bad_conversion;
         } else {
             goto bad_conversion;

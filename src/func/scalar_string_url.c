@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "func/scalar_kernel.h"
+#include "common/hex.h"
 
 #define KERNEL(name)                                                                               \
     static int name(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,   \
@@ -249,10 +250,6 @@ KERNEL(url_encode_fn) {
     return rc;
 }
 
-static int hexv(char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
-}
-
 KERNEL(url_decode_fn) {
     vec_unified us;
     vec_unify(args[0], &us);
@@ -272,7 +269,7 @@ KERNEL(url_decode_fn) {
                 else if (!is_hex(p[i + 1]) || !is_hex(p[i + 2]))
                     bad = "URLDecoder: Illegal hex characters in escape (%) pattern";
                 else {
-                    strbuf_putc(&sb, (char)(hexv(p[i + 1]) << 4 | hexv(p[i + 2])));
+                    strbuf_putc(&sb, (char)(hex_digit(p[i + 1]) << 4 | hex_digit(p[i + 2])));
                     i += 2;
                 }
             } else {

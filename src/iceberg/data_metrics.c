@@ -28,6 +28,7 @@
 #include "format/parquet/pq_meta.h"
 #include "iceberg/data_writer.h"
 #include "iceberg/data_writer_int.h"
+#include "common/utf8.h"
 
 /* ---- leaves ----------------------------------------------------------------------------------- */
 
@@ -75,46 +76,6 @@ int ice_schema_leaves(arena *a, const ice_schema *schema, ice_leaf **out, uint32
 
 /* ---- truncation ------------------------------------------------------------------------------ */
 
-/* Byte length of the UTF-8 sequence starting at p[0] (malformed bytes count as one; the
- * continuation bytes of a sequence are kept with it), at most rem. */
-static size_t utf8_len(const uint8_t *p, size_t rem) {
-    size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 1;
-    if (n > rem) n = rem;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80) return i;
-    return n;
-}
-
-static uint32_t utf8_decode(const uint8_t *p, size_t n) {
-    if (n == 1) return p[0];
-    uint32_t cp = p[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) cp = (cp << 6) | (p[i] & 0x3F);
-    return cp;
-}
-
-static size_t utf8_encode(uint32_t cp, uint8_t *o) {
-    if (cp < 0x80) {
-        o[0] = (uint8_t)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (uint8_t)(0xC0 | (cp >> 6));
-        o[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (uint8_t)(0xE0 | (cp >> 12));
-        o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (uint8_t)(0xF0 | (cp >> 18));
-    o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 bool ice_truncate_bound(const uint8_t *v, size_t len, int32_t length, bool utf8, bool upper,
                         uint8_t *out, size_t *out_len) {
     size_t limit = length > 0 ? (size_t)length : 1;
@@ -138,7 +99,7 @@ bool ice_truncate_bound(const uint8_t *v, size_t len, int32_t length, bool utf8,
     /* code point starts of the first `limit` code points */
     size_t pos = 0, cps = 0;
     while (pos < len && cps < limit) {
-        pos += utf8_len(v + pos, len - pos);
+        pos += utf8_next((const char *)v + pos, len - pos);
         cps++;
     }
     if (pos) memcpy(out, v, pos);
@@ -148,12 +109,15 @@ bool ice_truncate_bound(const uint8_t *v, size_t len, int32_t length, bool utf8,
     while (pos > 0) {
         size_t start = pos - 1;
         while (start > 0 && (out[start] & 0xC0) == 0x80 && pos - start < 4) start--;
-        size_t n = utf8_len(out + start, pos - start);
-        if (start + n != pos) start = pos - 1, n = 1; /* a stray continuation byte */
-        uint32_t cp = utf8_decode(out + start, n) + 1;
+        uint32_t cp;
+        if (utf8_decode((const char *)out + start, pos - start, &cp) != pos - start) {
+            start = pos - 1; /* not one well-formed character: bump the last byte */
+            cp = out[start];
+        }
+        cp++;
         if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000;
         if (cp <= 0x10FFFF) {
-            *out_len = start + utf8_encode(cp, out + start);
+            *out_len = start + utf8_encode(cp, (char *)out + start);
             return true;
         }
         pos = start;

@@ -8,6 +8,8 @@
  * only, so the cost is linear in the body for each field; a page holds at most 1000 objects.
  */
 #include "io/s3_xml.h"
+#include "common/utf8.h"
+#include "common/hex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,23 +64,11 @@ static bool element(const char *p, const char *end, const char *tag, const char 
 }
 
 static void put_utf8(strbuf *sb, unsigned long cp) {
-    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    char enc[4];
+    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         strbuf_puts(sb, "\xef\xbf\xbd"); /* U+FFFD */
-    } else if (cp < 0x80) {
-        strbuf_putc(sb, (char)cp);
-    } else if (cp < 0x800) {
-        strbuf_putc(sb, (char)(0xC0 | (cp >> 6)));
-        strbuf_putc(sb, (char)(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        strbuf_putc(sb, (char)(0xE0 | (cp >> 12)));
-        strbuf_putc(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-        strbuf_putc(sb, (char)(0x80 | (cp & 0x3F)));
-    } else {
-        strbuf_putc(sb, (char)(0xF0 | (cp >> 18)));
-        strbuf_putc(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
-        strbuf_putc(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-        strbuf_putc(sb, (char)(0x80 | (cp & 0x3F)));
-    }
+    else
+        strbuf_append(sb, enc, utf8_encode((uint32_t)cp, enc));
 }
 
 /* Decodes entities of [p, end) into a malloc'ed string (NULL on out of memory). */
@@ -117,11 +107,8 @@ static char *decode(const char *p, const char *end) {
             unsigned long cp = 0;
             const char *q = d;
             for (; q < end && q - d < 8; q++) {
-                int v = *q >= '0' && *q <= '9' ? *q - '0'
-                        : base == 16 && *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
-                        : base == 16 && *q >= 'A' && *q <= 'F' ? *q - 'A' + 10
-                        : -1;
-                if (v < 0) break;
+                int v = hex_digit(*q);
+                if (v < 0 || v >= base) break;
                 cp = cp * (unsigned long)base + (unsigned long)v;
             }
             if (q > d && q < end && *q == ';') {

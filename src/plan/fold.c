@@ -2,16 +2,14 @@
  * fold.c: constant folding and boolean simplification of every expression in a plan.
  *
  * INTERFACE: plan_fold_constants (optimize_int.h).
- * NOTES: a constant subtree is evaluated once by the executor's own kernels (exec_fold_const), so
- * folding can never disagree with execution. A subtree whose evaluation fails (1/0) stays as it
+ * NOTES: a constant subtree is evaluated once by the executor's own kernels (pctx->fold_const, which
+ * the engine sets to exec_fold_const), so folding can never disagree with execution. A subtree whose evaluation fails (1/0) stays as it
  * is: the error is raised only if a row reaches it, as in Trino. Filters that fold to TRUE
  * disappear; filters that fold to FALSE or NULL make their subtree an empty relation.
  */
 #include "plan/optimize_int.h"
 
 #include <string.h>
-
-#include "exec/exec.h"
 
 static bool const_bool(const bexpr *e, bool *value) {
     if (e->kind != BEXPR_CONST || e->type.id != TYPE_BOOLEAN) return false;
@@ -132,8 +130,9 @@ static void fold_expr(opt_ctx *oc, bexpr **slot) {
     if (type_is_nested(e->type)) return;
     bexpr *folded;
     sqe_error ignored;
-    if (exec_fold_const(oc->pctx, e, oc->opts->session_zone, oc->opts->query_start_micros, &folded,
-                        &ignored) == SQE_OK) {
+    if (oc->pctx->fold_const &&
+        oc->pctx->fold_const(oc->pctx, e, oc->opts->session_zone, oc->opts->query_start_micros,
+                             &folded, &ignored) == SQE_OK) {
         folded->line = e->line;
         folded->col = e->col;
         *slot = folded;

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker) {
+void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker, plan_fold_const_fn fold_const) {
     memset(ctx, 0, sizeof *ctx);
     ctx->arena = a;
+    ctx->fold_const = fold_const;
     ctx->tracker = tracker;
     ctx->next_col = 1;
 }

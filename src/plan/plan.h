@@ -332,8 +332,16 @@ struct plan {
  * Construction helpers (all memory from ctx->arena)
  * ------------------------------------------------------------------------------------------ */
 
-typedef struct plan_ctx {
+/* Evaluates a constant expression (bexpr_is_const) once into a BEXPR_CONST in pctx, or returns
+ * its error (1/0). The engine passes the executor's (exec_fold_const), so folding can never
+ * disagree with execution while plan/ and bind/ need not include the executor. */
+typedef struct plan_ctx plan_ctx;
+typedef int (*plan_fold_const_fn)(plan_ctx *pctx, const bexpr *e, int32_t session_zone,
+                                  int64_t query_start_micros, bexpr **out, sqe_error *err);
+
+struct plan_ctx {
     arena *arena;
+    plan_fold_const_fn fold_const; /* NULL: constants are not folded */
     mem_tracker *tracker;
     plan_col_id next_col;     /* next free column id */
     vec **constants;          /* constant vectors to destroy with the query */
@@ -343,9 +351,10 @@ typedef struct plan_ctx {
     plan_source **sources;    /* table-function sources to destroy with the query */
     uint32_t n_sources, cap_sources;
     int failed;               /* sticky out-of-memory */
-} plan_ctx;
+};
 
-void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker);
+/* fold_const may be NULL (see plan_fold_const_fn). */
+void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker, plan_fold_const_fn fold_const);
 /* Releases constants and table references (the arena is the caller's). */
 void plan_ctx_destroy(plan_ctx *ctx);
 int plan_ctx_add_table(plan_ctx *ctx, cat_table *t, sqe_error *err);

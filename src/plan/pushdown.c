@@ -371,22 +371,25 @@ int plan_extract_join_keys(opt_ctx *oc, plan *p) {
      * is a key of the side it faces */
     uint32_t first_mark_key = n_keys;
     for (uint32_t i = 0; i < cmp.n; i++) {
-        bexpr *c = cmp.items[i];
-        bool is_eq = c->kind == BEXPR_CALL && c->n_args == 2 && c->u.call.name &&
-                     strcmp(c->u.call.name, "$eq") == 0 && !bexpr_is_volatile(c);
+        bexpr *c = cmp.items[i], *eq = c;
+        bool null_safe = c->kind == BEXPR_NOT && c->args[0]->kind == BEXPR_CALL && c->args[0]->u.call.name &&
+                         strcmp(c->args[0]->u.call.name, "$is_distinct_from") == 0;
+        if (null_safe) eq = c->args[0];
+        bool is_eq = eq->kind == BEXPR_CALL && eq->n_args == 2 && eq->u.call.name &&
+                     (null_safe || strcmp(eq->u.call.name, "$eq") == 0) && !bexpr_is_volatile(eq);
         if (is_eq) {
-            unsigned a = plan_expr_sides(c->args[0], left, right);
-            unsigned b2 = plan_expr_sides(c->args[1], left, right);
+            unsigned a = plan_expr_sides(eq->args[0], left, right);
+            unsigned b2 = plan_expr_sides(eq->args[1], left, right);
             if ((a | b2) && (a | 1) == 1 && (b2 | 2) == 2) {
-                lk[n_keys] = c->args[0];
-                rk[n_keys] = c->args[1];
-                ns[n_keys++] = false;
+                lk[n_keys] = eq->args[0];
+                rk[n_keys] = eq->args[1];
+                ns[n_keys++] = null_safe;
                 continue;
             }
             if ((a | b2) && (a | 2) == 2 && (b2 | 1) == 1) {
-                lk[n_keys] = c->args[1];
-                rk[n_keys] = c->args[0];
-                ns[n_keys++] = false;
+                lk[n_keys] = eq->args[1];
+                rk[n_keys] = eq->args[0];
+                ns[n_keys++] = null_safe;
                 continue;
             }
         }

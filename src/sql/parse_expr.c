@@ -28,6 +28,7 @@
 
 #include "sql/sql.h"
 #include "sql/sql_int.h"
+#include "common/hex.h"
 
 enum {
     PREC_CONCAT = 1,
@@ -138,7 +139,7 @@ static sql_expr *parse_number(sql_parser *p) {
     uint64_t v = 0;
     bool overflow = false;
     for (const char *c = digits; *c; c++) {
-        int d = (*c >= '0' && *c <= '9') ? *c - '0' : (*c | 0x20) - 'a' + 10;
+        int d = hex_digit(*c); /* the lexer let only digits of the base through */
         if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) {
             overflow = true;
             break;
@@ -213,10 +214,7 @@ static sql_expr *parse_binary_literal(sql_parser *p) {
     for (size_t i = 0; i < n; i++) {
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-        int h = (c >= '0' && c <= '9')   ? c - '0'
-                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                         : -1;
+        int h = hex_digit(c);
         if (h < 0) {
             sql_error_at(p, t, "binary literal can only contain hexadecimal digits");
             return NULL;

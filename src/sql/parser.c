@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/utf8.h"
+#include "common/hex.h"
 #include "sql/sql.h"
 #include "common/stack.h"
 #include "sql/sql_int.h"
@@ -315,35 +316,7 @@ bool sql_parse_ident_list(sql_parser *p, sql_ident_list *out) {
  * String literals
  * ------------------------------------------------------------------------------------------- */
 
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
-static size_t utf8_encode(uint32_t cp, char *out) {
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
 
 /* Copies the body of a quoted token (without quotes) into the arena, unescaping ''. */
 static char *unquote(sql_parser *p, const char *body, size_t n, size_t *out_len) {
@@ -386,7 +359,7 @@ bool sql_parse_string(sql_parser *p, const char **out, size_t *out_len) {
         size_t elen;
         char *es = unquote(p, p->text + e->off + 1, e->len - 2, &elen);
         if (!es) return false;
-        if (elen != 1 || hex_value(es[0]) >= 0 || es[0] == '+' || es[0] == '"' || es[0] == '\'' ||
+        if (elen != 1 || hex_digit(es[0]) >= 0 || es[0] == '+' || es[0] == '"' || es[0] == '\'' ||
             es[0] == ' ' || es[0] == '\t' || es[0] == '\n' || es[0] == '\r' ||
             (unsigned char)es[0] >= 0x80)
             return sql_error_at(p, e, "invalid Unicode escape character: '%s'", es);
@@ -414,7 +387,7 @@ bool sql_parse_string(sql_parser *p, const char **out, size_t *out_len) {
         }
         uint32_t cp = 0;
         for (int k = 0; k < digits; k++, j++) {
-            int h = j < raw_len ? hex_value(raw[j]) : -1;
+            int h = j < raw_len ? hex_digit(raw[j]) : -1;
             if (h < 0)
                 return sql_error_at(p, t,
                                     "invalid Unicode escape sequence in string literal: expected "

@@ -49,7 +49,7 @@ static void bind_one(const sql_query *q) {
     mem_tracker tracker;
     mem_tracker_init(&tracker, "query", (int64_t)1 << 30, NULL);
     plan_ctx pctx;
-    plan_ctx_init(&pctx, &a, &tracker);
+    plan_ctx_init(&pctx, &a, &tracker, exec_fold_const);
     bind_env env;
     engine_bind_env(conn, &env);
     bound_query bq;

@@ -40,7 +40,7 @@ static inline void tx_init(tx *t, uint32_t pool_threads, int64_t limit) {
     mem_tracker_init(&t->db, "database", 0, NULL);
     mem_tracker_init(&t->query, "query", limit, NULL);
     arena_init(&t->arena, NULL);
-    plan_ctx_init(&t->pctx, &t->arena, &t->query);
+    plan_ctx_init(&t->pctx, &t->arena, &t->query, exec_fold_const);
     assert_int_equal(func_registry_init(&t->err), SQE_OK);
     assert_int_equal(catalog_create("memory", &t->db, &t->cat, &t->err), SQE_OK);
     if (pool_threads) assert_int_equal(exec_pool_create(pool_threads, &t->pool, &t->err), SQE_OK);

@@ -24,6 +24,7 @@
 #include "format/arrow/arrow_int.h"
 #include "format/arrow/flatbuf.h"
 #include "types/tz.h"
+#include "common/utf8.h"
 
 #define MAX_DEPTH 64
 #define MAX_FIELDS 10000
@@ -444,33 +445,6 @@ static int read_validity(bdec *d, vec *dst, uint32_t n, int64_t nulls) {
     return SQE_OK;
 }
 
-static bool utf8_valid(const uint8_t *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t cp;
-        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-        else return false;
-        if (n - i < len) return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
-}
-
 static int64_t floor_div(int64_t a, int64_t b) {
     int64_t q = a / b;
     return (a % b != 0 && (a < 0)) ? q - 1 : q;
@@ -538,7 +512,7 @@ static int decode_strings(bdec *d, const arrow_src_field *src, vec *dst, uint32_
         memset(out, 0, sizeof *out);
         if (!vec_is_valid_flat(dst, i)) continue;
         const uint8_t *p = data.p + ent[i].offset;
-        if (utf8 && !utf8_valid(p, ent[i].length)) {
+        if (utf8 && !utf8_valid((const char *)p, ent[i].length)) {
             rc = err_set(d->err, SQE_ERR_INVALID_FILE, "arrow: invalid UTF-8 in a Utf8 column");
             break;
         }

@@ -28,6 +28,7 @@
 
 #include "types/datetime.h"
 #include "types/decimal.h"
+#include "common/hex.h"
 
 
 
@@ -189,13 +190,6 @@ bool csv_parse_date_slow(const char *s, size_t len, int32_t *out) {
 
 /* --- uuid ---------------------------------------------------------------------------------- */
 
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 bool csv_parse_uuid(const char *s, size_t len, uint8_t out[16]) {
     csv_trim(&s, &len);
     if (len != 36) return false;
@@ -206,7 +200,7 @@ bool csv_parse_uuid(const char *s, size_t len, uint8_t out[16]) {
             i++;
             continue;
         }
-        int hi = hex_value(s[i]), lo = hex_value(s[i + 1]);
+        int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
         if (hi < 0 || lo < 0) return false;
         out[byte++] = (uint8_t)(hi << 4 | lo);
         i += 2;

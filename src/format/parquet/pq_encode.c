@@ -47,6 +47,7 @@
 #include "common/hash.h"
 #include "format/parquet/pq_codec.h"
 #include "format/parquet/pq_meta.h"
+#include "common/utf8.h"
 
 /* ---- pq_buf --------------------------------------------------------------------------------- */
 
@@ -683,53 +684,10 @@ void pq_minmax_flba(const uint8_t *v, size_t n, uint32_t width, bool is_signed,
     *max = hi;
 }
 
-/* Start of the UTF-8 character that contains byte i (i < len). */
-static size_t utf8_char_start(const uint8_t *v, size_t i) {
-    while (i > 0 && (v[i] & 0xC0) == 0x80) i--;
-    return i;
-}
-
 size_t pq_truncate_lower(const uint8_t *v, size_t len, size_t limit, bool utf8) {
     if (len <= limit) return len;
     /* v[limit] is the first byte cut off; if it continues a character, cut before that one */
-    return utf8 ? utf8_char_start(v, limit) : limit;
-}
-
-/* Decodes the UTF-8 character at v[0, n); returns its code point or -1 when malformed. */
-static int32_t utf8_decode(const uint8_t *v, size_t n) {
-    uint8_t b = v[0];
-    if (b < 0x80) return n == 1 ? b : -1;
-    size_t need = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
-    if (need == 0 || need != n) return -1;
-    int32_t cp = b & (0x7F >> need);
-    for (size_t i = 1; i < n; i++) {
-        if ((v[i] & 0xC0) != 0x80) return -1;
-        cp = (cp << 6) | (v[i] & 0x3F);
-    }
-    return cp;
-}
-
-static size_t utf8_encode(int32_t cp, uint8_t *out) {
-    if (cp < 0x80) {
-        out[0] = (uint8_t)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (uint8_t)(0xC0 | (cp >> 6));
-        out[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (uint8_t)(0xE0 | (cp >> 12));
-        out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (uint8_t)(0xF0 | (cp >> 18));
-    out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 4;
+    return utf8 ? utf8_char_start((const char *)v, limit) : limit;
 }
 
 static bool truncate_upper_binary(const uint8_t *v, size_t cut, uint8_t *out, size_t *out_len) {
@@ -749,15 +707,17 @@ bool pq_truncate_upper(const uint8_t *v, size_t len, size_t limit, bool utf8, ui
         return true;
     }
     if (!utf8) return truncate_upper_binary(v, limit, out, out_len);
-    size_t cut = utf8_char_start(v, limit);
+    const char *text = (const char *)v;
+    size_t cut = utf8_char_start(text, limit);
     while (cut > 0) {
-        size_t start = utf8_char_start(v, cut - 1);
-        int32_t cp = utf8_decode(v + start, cut - start);
-        if (cp < 0) return truncate_upper_binary(v, limit, out, out_len); /* not UTF-8 */
-        int32_t next = cp + 1;
+        size_t start = utf8_char_start(text, cut - 1);
+        uint32_t cp;
+        if (utf8_decode(text + start, cut - start, &cp) != cut - start)
+            return truncate_upper_binary(v, limit, out, out_len); /* not UTF-8 */
+        uint32_t next = cp + 1;
         if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;
         if (next <= 0x10FFFF) {
-            uint8_t enc[4];
+            char enc[4];
             size_t enc_len = utf8_encode(next, enc);
             if (start + enc_len <= limit) {
                 if (start) memcpy(out, v, start);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "server/core/session_store_int.h"
+#include "common/hex.h"
 
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
@@ -106,12 +107,6 @@ int session_file_write(const char *path, sess *const *sessions, size_t n, sqe_er
     return rc;
 }
 
-static int hexval(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
 /* Reads an optional string field into *dst. */
 static bool opt_string(json_t *o, const char *key, char **dst) {
     json_t *v = json_object_get(o, key);
@@ -153,7 +148,7 @@ static sess *sess_from_json(json_t *o) {
     bool ok = json_is_string(h) && json_string_length(h) == 64 && json_is_string(p) &&
               json_is_integer(c) && json_is_integer(u);
     for (int i = 0; ok && i < 32; i++) {
-        int hi = hexval(json_string_value(h)[2 * i]), lo = hexval(json_string_value(h)[2 * i + 1]);
+        int hi = hex_digit(json_string_value(h)[2 * i]), lo = hex_digit(json_string_value(h)[2 * i + 1]);
         ok = hi >= 0 && lo >= 0;
         if (ok) s->digest[i] = (unsigned char)(hi * 16 + lo);
     }

@@ -32,6 +32,7 @@
 
 #include "server/core/http_guard.h"
 #include "server/trino/trino_int.h"
+#include "common/hex.h"
 
 #define CONNECTION_MEMORY_LIMIT (256 * 1024) /* headers (prepared statements travel in them) */
 #define CONNECTION_TIMEOUT_S 60
@@ -83,13 +84,6 @@ void trino_request_reset(trino_request *req) {
     memset(req, 0, sizeof *req);
 }
 
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 char *trino_url_decode(const char *s, size_t len) {
     char *out = malloc(len + 1);
     if (!out) return NULL;
@@ -99,8 +93,8 @@ char *trino_url_decode(const char *s, size_t len) {
         if (c == '+') {
             c = ' ';
         } else if (c == '%') {
-            int hi = i + 2 < len ? hex_value(s[i + 1]) : -1;
-            int lo = i + 2 < len ? hex_value(s[i + 2]) : -1;
+            int hi = i + 2 < len ? hex_digit(s[i + 1]) : -1;
+            int lo = i + 2 < len ? hex_digit(s[i + 2]) : -1;
             if (hi < 0 || lo < 0) {
                 free(out);
                 return NULL;
