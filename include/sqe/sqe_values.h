@@ -82,6 +82,11 @@ const struct sqe_principal *sqe_conn_principal(const sqe_conn *conn);
 /* Queries of conn stop with USER_CANCELED soon after *flag becomes non-zero (checked between
  * chunks). flag is borrowed and must outlive the connection's queries; NULL removes it. */
 void sqe_conn_set_cancel_flag(sqe_conn *conn, volatile int *flag);
+/* Queries of conn stop with EXCEEDED_TIME_LIMIT ("... limit of limit_ms ms") once
+ * CLOCK_MONOTONIC passes deadline_ns (checked in planning and between chunks, as cancellation):
+ * a server sets it when it admits a statement, so parsing and every step after count. 0
+ * removes the deadline. */
+void sqe_conn_set_deadline(sqe_conn *conn, uint64_t deadline_ns, uint32_t limit_ms);
 
 /* Sets the session time zone from a zone name ("UTC", "Europe/Berlin", "+02:00"). Returns
  * SQE_ERR_INVALID_SESSION_PROPERTY for an unknown zone (nothing changes then). */

@@ -16,6 +16,9 @@
  *   503 "starting" until every listener is up and 503 "draining" once a signal arrived.
  * - Signals are blocked in every thread (set before any thread starts) and taken synchronously
  *   with sigwait by the main thread, so no handler runs inside the engine or libmicrohttpd.
+ * - Drain: every listener refuses new statements at once, running ones get until one deadline
+ *   ([coordinator] shutdown_drain), then are canceled; a watchdog exits the process (status 1)
+ *   DRAIN_CANCEL_GRACE_MS after the deadline, or at a second signal, if they have not stopped.
  * - [metrics] health_port: a listener of its own for /healthz and /readyz. If the port comes
  *   only from the defaults and is busy, startup goes on with a warning (two embedded servers on
  *   one machine must not fail); a configured port that is busy is an error.
@@ -49,6 +52,50 @@
 #ifdef SQE_WITH_FLIGHT
 #include "server/flight/flight_server.h"
 #endif
+
+/* How long canceled queries get to stop after the drain deadline before the process exits
+ * without waiting for them (a query that cannot stop must not keep the process alive). */
+#define DRAIN_CANCEL_GRACE_MS 5000
+
+static int64_t mono_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint32_t remaining_ms(int64_t until) {
+    int64_t left = until - mono_now_ms();
+    return left > 0 ? (uint32_t)left : 0;
+}
+
+/* The drain's backstop: once the deadline plus DRAIN_CANCEL_GRACE_MS has passed, or a second
+ * SIGTERM/SIGINT arrives, the process exits (status 1) whatever is still running. */
+typedef struct drain_watchdog {
+    sigset_t set;
+    uint32_t ms;
+} drain_watchdog;
+
+static void *drain_watchdog_main(void *arg) {
+    drain_watchdog *w = arg;
+    struct timespec ts = {w->ms / 1000, (long)(w->ms % 1000) * 1000000L};
+    int sig;
+    while ((sig = sigtimedwait(&w->set, NULL, &ts)) < 0 && errno == EINTR) {
+    }
+    fprintf(stderr, "sqe serve: %s; exiting without waiting for running queries\n",
+            sig > 0 ? "second signal received" : "queries did not stop by the drain deadline");
+    fflush(stderr);
+    _exit(1);
+    return NULL;
+}
+
+static void start_drain_watchdog(const sigset_t *set, uint32_t drain_ms) {
+    static drain_watchdog w;
+    w.set = *set;
+    uint64_t ms = (uint64_t)drain_ms + DRAIN_CANCEL_GRACE_MS;
+    w.ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+    pthread_t t;
+    if (pthread_create(&t, NULL, drain_watchdog_main, &w) == 0) pthread_detach(t);
+}
 
 /* Command-line flags; -1 / NULL = not given (the configuration decides). */
 typedef struct serve_flags {
@@ -394,11 +441,19 @@ int cli_serve_main(int argc, char **argv) {
     fflush(stderr);
     health_set(hs, HEALTH_DRAINING);
 
+    start_drain_watchdog(&set, drain_ms);
+
+    /* every listener refuses new statements at once; then one deadline for all of them */
+#ifdef SQE_WITH_FLIGHT
+    flight_server_begin_drain(flight);
+#endif
+    if (trino) trino_server_begin_drain(trino);
+    int64_t drain_until = mono_now_ms() + drain_ms;
     uint32_t left = 0;
 #ifdef SQE_WITH_FLIGHT
-    if (flight) left += flight_server_drain(flight, drain_ms);
+    if (flight) left += flight_server_drain(flight, remaining_ms(drain_until));
 #endif
-    if (trino) left += trino_server_drain(trino, drain_ms);
+    if (trino) left += trino_server_drain(trino, remaining_ms(drain_until));
     if (left)
         fprintf(stderr, "sqe serve: %u queries still running at the deadline; canceling\n", left);
     status = 0;

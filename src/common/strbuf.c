@@ -8,32 +8,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-void strbuf_init(strbuf *sb) {
+void strbuf_init(strbuf *sb) { strbuf_init_limit(sb, 0); }
+
+void strbuf_init_limit(strbuf *sb, size_t limit) {
     sb->data = NULL;
     sb->len = 0;
     sb->cap = 0;
     sb->failed = 0;
+    sb->limit = limit;
 }
 
 void strbuf_reset(strbuf *sb) {
     free(sb->data);
-    strbuf_init(sb);
+    strbuf_init_limit(sb, sb->limit);
 }
 
 static int reserve(strbuf *sb, size_t extra) {
     if (sb->failed) return 0;
+    if (sb->limit && (extra > sb->limit || sb->len > sb->limit - extra)) {
+        sb->failed = STRBUF_TOO_LONG;
+        return 0;
+    }
     if (sb->len + extra + 1 <= sb->cap) return 1;
     size_t cap = sb->cap ? sb->cap : 64;
     while (cap < sb->len + extra + 1) cap *= 2;
     char *p = realloc(sb->data, cap);
     if (!p) {
-        sb->failed = 1;
+        sb->failed = STRBUF_NOMEM;
         return 0;
     }
     sb->data = p;
     sb->cap = cap;
     return 1;
 }
+
+void strbuf_clear(strbuf *sb) {
+    sb->len = 0;
+    sb->failed = 0;
+    if (sb->data) sb->data[0] = 0;
+}
+
+int strbuf_reserve(strbuf *sb, size_t extra) { return reserve(sb, extra); }
 
 void strbuf_append(strbuf *sb, const char *s, size_t len) {
     if (!reserve(sb, len)) return;

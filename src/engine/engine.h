@@ -60,6 +60,9 @@ struct sqe_conn {
                                   NULL): the OS user for the embedded shell, the authenticated
                                   caller in the server (sqe_conn_set_principal) */
     volatile int *cancel;      /* non-zero cancels the running query (exec_options.cancel) */
+    uint64_t deadline_ns;      /* CLOCK_MONOTONIC deadline of its queries (sqe_conn_set_deadline);
+                                  0 = none */
+    uint32_t time_limit_ms;    /* the limit the deadline came from, for the message */
 };
 
 struct sqe_chunk {

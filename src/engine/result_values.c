@@ -106,3 +106,8 @@ const char *sqe_conn_prepared_text(const sqe_conn *conn, const char *name) {
 }
 
 void sqe_conn_set_cancel_flag(sqe_conn *conn, volatile int *flag) { conn->cancel = flag; }
+
+void sqe_conn_set_deadline(sqe_conn *conn, uint64_t deadline_ns, uint32_t limit_ms) {
+    conn->deadline_ns = deadline_ns;
+    conn->time_limit_ms = deadline_ns ? limit_ms : 0;
+}

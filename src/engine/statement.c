@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
 #include "engine/merge_int.h"
+#include "exec/driver.h"
 #include "plan/optimize.h"
 #include "sql/sql_int.h"
 
@@ -80,6 +81,10 @@ static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
     r->row_limit = db->max_result_rows;
     arena_init(&r->arena, NULL);
     plan_ctx_init(&r->pctx, &r->arena, &r->tracker, exec_fold_const);
+    r->pctx.cancel = conn->cancel;
+    uint64_t deadline_ns = conn->deadline_ns;
+    r->pctx.deadline_ns = deadline_ns;
+    r->pctx.time_limit_ms = conn->time_limit_ms;
     r->has_plan = true;
     bind_env env;
     engine_bind_env(conn, &env);
@@ -100,6 +105,8 @@ static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
     eo.random_seed = (uint64_t)start;
     eo.profile = po->profile;
     eo.cancel = conn->cancel;
+    eo.deadline_ns = deadline_ns;
+    eo.time_limit_ms = conn->time_limit_ms;
     eo.result_sink = po->sink;
     eo.result_sink_ud = po->sink_ud;
     return exec_query_create(bq->root, &eo, &r->query, err);

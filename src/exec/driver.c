@@ -322,6 +322,9 @@ static int run_op(trun *t, uint32_t i, const vec_chunk *in, bool *finished) {
                 return SQE_OK;
             }
             if (atomic_load_explicit(&t->run->stop, memory_order_relaxed)) return SQE_OK;
+            /* an operator with much output per input (a cross join) must not outlive a
+             * cancel or the time limit: check per output chunk, not only per source chunk */
+            SQE_TRY(exec_check_cancel(t->run->d->qctx, t->err));
             continue;
         }
         if (res == EXEC_FINISHED) *finished = true;
@@ -367,6 +370,8 @@ int driver_thread_setup(trun *t, sqe_error *err) {
     t->src_l_ok = true;
     for (uint32_t i = 0; i < n; i++) {
         exec_op *op = p->ops[i];
+        /* compiling a thread's expression states can take long (a 50k-term filter) */
+        SQE_TRY(exec_check_cancel(t->run->d->qctx, err));
         if (op->vt->op_local_init) SQE_TRY(op->vt->op_local_init(op, &t->op_l[i], err));
         t->op_l_ok[i] = true;
     }
@@ -430,10 +435,7 @@ static int thread_run(prun *run, sqe_error *err) {
     int rc = driver_thread_setup(&t, err);
     while (rc == SQE_OK) {
         if (atomic_load_explicit(&run->stop, memory_order_relaxed)) break;
-        if (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_RELAXED)) {
-            rc = err_set(err, SQE_ERR_USER_CANCELED, "Query was canceled");
-            break;
-        }
+        if ((rc = exec_check_cancel(q, err))) break;
         vec_chunk_reset(&t.src_chunk);
         uint64_t t0 = t.profile ? exec_now_ns() : 0;
         rc = src->vt->source_next(src, src->source_gstate, t.src_l, &t.src_chunk, err);

@@ -38,6 +38,9 @@ typedef struct exec_options {
     const vec *const *params;   /* prepared statement parameters: 1-row vectors, [0] = ?1 */
     uint32_t n_params;
     volatile int *cancel;       /* set non-zero to cancel (checked between chunks); may be NULL */
+    uint64_t deadline_ns;       /* exec_now_ns() past which the query fails EXCEEDED_TIME_LIMIT
+                                   (checked where cancel is); 0 = none */
+    uint32_t time_limit_ms;     /* the limit deadline_ns came from, for the message */
     /* Optional streaming consumer of the result (COPY TO): every result chunk goes to it
      * instead of being collected, and exec_query_next then returns no chunks. Called from the
      * worker threads one call at a time, in arrival order (no order across threads unless the

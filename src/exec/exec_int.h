@@ -46,6 +46,8 @@ typedef struct exec_query_ctx {
     uint32_t n_params;
     arena *arena;             /* query-lifetime memory for compiled plans */
     volatile int *cancel;
+    uint64_t deadline_ns;     /* exec_options */
+    uint32_t time_limit_ms;
     uint32_t threads;         /* worker threads the query's pipelines may use (>= 1) */
     int (*result_sink)(void *ud, const vec_chunk *chunk, sqe_error *err); /* exec_options */
     void *result_sink_ud;

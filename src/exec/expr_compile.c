@@ -296,6 +296,7 @@ static int need_args(cctx *c, const bexpr *e, uint32_t min, const char *what) {
 
 static int compile(cctx *c, const bexpr *e, const cscope *sc, xnode **out) {
     if (!e) return err_set(c->err, SQE_ERR_GENERIC_INTERNAL_ERROR, "missing expression");
+    if ((c->n_nodes & 1023) == 1023) SQE_TRY(exec_check_cancel(c->q, c->err)); /* huge trees */
     xnode *n = NULL;
     char b1[64], b2[64];
     switch (e->kind) {

@@ -149,6 +149,9 @@ int xcall_kernel(exec_expr_state *st, const xnode *n, func_scalar_fn fn, const v
     ctx.random_seed = st->qctx->random_seed;
     ctx.try_mode = try_mode;
     ctx.err = st->err;
+    ctx.cancel = st->qctx->cancel;
+    ctx.deadline_ns = st->qctx->deadline_ns;
+    ctx.time_limit_ms = st->qctx->time_limit_ms;
     if (lambda_state) {
         ctx.lambda_eval = xlambda_eval;
         ctx.lambda_state = lambda_state;

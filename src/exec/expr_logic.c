@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "exec/expr_int.h"
+#include "exec/ops.h"
 
 static int out_vec(exec_expr_state *st, const xnode *n, vec *target, vec **out) {
     if (target) {
@@ -70,6 +71,7 @@ int xselect_and(exec_expr_state *st, const xnode *n, const vec_chunk *in, const 
     const uint32_t *cur = sel;
     uint32_t ncur = count;
     for (uint32_t k = 0; k < n->n_args && ncur > 0; k++) {
+        if ((k & 255) == 255) SQE_TRY(exec_check_cancel(st->qctx, st->err)); /* long chains */
         uint32_t *dst = cur == a ? b : a;
         uint32_t nd;
         SQE_TRY(xselect(st, n->args[k], in, cur, ncur, dst, &nd, NULL, NULL));
@@ -96,6 +98,7 @@ int xselect_or(exec_expr_state *st, const xnode *n, const vec_chunk *in, const u
     const uint32_t *rem = sel;
     uint32_t nrem = count, nacc = 0;
     for (uint32_t k = 0; k < n->n_args && nrem > 0; k++) {
+        if ((k & 255) == 255) SQE_TRY(exec_check_cancel(st->qctx, st->err)); /* long chains */
         uint32_t *f = rem == b ? c : b;
         uint32_t t, nfk;
         SQE_TRY(xselect(st, n->args[k], in, rem, nrem, acc + nacc, &t, f, &nfk));
@@ -141,6 +144,7 @@ int xeval_and_or(exec_expr_state *st, const xnode *n, const vec_chunk *in, const
     uint32_t nact = count;
     int decisive = is_and ? 0 : 1;
     for (uint32_t k = 0; k < n->n_args && nact > 0; k++) {
+        if ((k & 255) == 255) SQE_TRY(exec_check_cancel(st->qctx, st->err)); /* long chains */
         const vec *r;
         SQE_TRY(xeval(st, n->args[k], in, active, nact, NULL, &r));
         xbool xb;

@@ -145,6 +145,8 @@ int exec_query_create(const plan *root, const exec_options *opts, exec_query **o
     c->n_params = opts->n_params;
     c->arena = &q->arena;
     c->cancel = opts->cancel;
+    c->deadline_ns = opts->deadline_ns;
+    c->time_limit_ms = opts->time_limit_ms;
     c->result_sink = opts->result_sink;
     c->result_sink_ud = opts->result_sink_ud;
     c->threads = threads;

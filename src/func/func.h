@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "common/arena.h"
 #include "common/err.h"
@@ -40,6 +41,9 @@ typedef struct func_ctx {
     uint64_t random_seed;       /* per-query seed for rand() */
     bool try_mode;              /* inside TRY()/TRY_CAST: errors become NULL instead */
     sqe_error *err;             /* where kernels report errors */
+    volatile int *cancel;       /* the query's cancel flag, or NULL (func_check_cancel) */
+    uint64_t deadline_ns;       /* CLOCK_MONOTONIC deadline of the query, 0 = none */
+    uint32_t time_limit_ms;     /* the limit it came from, for the message */
     /* Lambda support (FUNC_LAMBDA functions such as transform, filter, reduce): evaluates the
      * lambda that is argument `arg_idx` of the call on `count` rows. lambda_args[i] holds the
      * values of the lambda's i-th parameter (flat vectors of `count` rows, e.g. the array
@@ -165,6 +169,23 @@ static inline bool vec_unified_valid(const vec_unified *u, uint32_t row) {
  * sets ctx->err and returns code. */
 int func_row_error(func_ctx *ctx, vec *out, uint32_t row, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* USER_CANCELED (set in ctx->err) when the query was canceled, else SQE_OK. Kernels whose work
+ * per row is unbounded by the batch size (padding, replacing into large strings) call it per row
+ * so a cancel or timeout stops them between rows, as the driver does between batches. */
+static inline int func_check_cancel(func_ctx *ctx) {
+    if (ctx->cancel && __atomic_load_n(ctx->cancel, __ATOMIC_RELAXED))
+        return err_set(ctx->err, SQE_ERR_USER_CANCELED, "Query was canceled");
+    if (ctx->deadline_ns) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= ctx->deadline_ns)
+            return err_set(ctx->err, SQE_ERR_EXCEEDED_TIME_LIMIT,
+                           "Query exceeded the maximum execution time limit of %u ms",
+                           ctx->time_limit_ms);
+    }
+    return SQE_OK;
+}
 
 /* Iterates the selected rows: FUNC_FOR_ROWS(sel, count, row) { ... } */
 #define FUNC_FOR_ROWS(sel, count, row)                                                             \

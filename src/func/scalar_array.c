@@ -207,13 +207,13 @@ KERNEL(array_join_fn) {
     int rc = func_temp_vec(ctx, &text, type_varchar(0), max_idx ? max_idx : 1);
     if (rc == SQE_OK && total) rc = func_cast_to_varchar(ctx, elems, idx, total, &text);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     if (rc == SQE_OK) {
         FUNC_FOR_ROWS(sel, count, row) {
             sqe_list_entry e = ulist(&ua, row);
             const sqe_str *d = ustr(&ud, row);
             const sqe_str *nr = n_args > 2 ? ustr(&un, row) : NULL;
-            sb.len = 0;
+            strbuf_clear(&sb);
             bool first = true;
             for (uint32_t i = 0; i < e.length; i++) {
                 uint32_t at = e.offset + i;

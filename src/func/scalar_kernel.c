@@ -50,6 +50,9 @@ int func_out_str(func_ctx *ctx, vec *out, uint32_t row, const char *p, size_t le
 }
 
 int func_out_sb(func_ctx *ctx, vec *out, uint32_t row, const strbuf *sb) {
+    if (sb->failed == STRBUF_TOO_LONG)
+        return func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
+                              "result string too large (over %u bytes)", FUNC_MAX_STRING);
     if (sb->failed) return func_nomem(ctx);
     return func_out_str(ctx, out, row, sb->data ? sb->data : "", sb->len);
 }

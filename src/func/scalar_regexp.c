@@ -431,7 +431,7 @@ KERNEL(regexp_replace_fn) {
     vec_unified ur;
     if (n_args > 2) vec_unify(args[2], &ur);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     FUNC_FOR_ROWS(sel, count, row) {
         REGEXP_USE_PATTERN(row);
         const sqe_str *s = ustr(&us, row);
@@ -440,7 +440,7 @@ KERNEL(regexp_replace_fn) {
         size_t from = 0, copied = 0;
         const char *bad = NULL;
         int fail = 0;
-        sb.len = 0;
+        strbuf_clear(&sb);
         for (;;) {
             int found = search(&m, s, from);
             if (found <= 0) {

@@ -174,7 +174,7 @@ KERNEL(concat_ws_fn) {
     uint32_t n = n_args;
     for (uint32_t i = 0; i < n; i++) vec_unify(args[i], &u[i]);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
         if (!vec_unified_valid(&u[0], row)) {
@@ -182,7 +182,7 @@ KERNEL(concat_ws_fn) {
             continue;
         }
         const sqe_str *sep = ustr(&u[0], row);
-        sb.len = 0;
+        strbuf_clear(&sb);
         bool first = true;
         for (uint32_t i = 1; i < n; i++) {
             if (!vec_unified_valid(&u[i], row)) continue;
@@ -204,12 +204,12 @@ KERNEL(concat_ws_array_fn) {
     vec_unify(args[1], &ua);
     vec_unify(ulist_elems(&ua), &ue);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *sep = ustr(&us, row);
         sqe_list_entry e = ulist(&ua, row);
-        sb.len = 0;
+        strbuf_clear(&sb);
         bool first = true;
         for (uint32_t i = 0; i < e.length; i++) {
             if (!vec_unified_valid(&ue, e.offset + i)) continue;
@@ -334,14 +334,15 @@ KERNEL(replace_fn) {
     vec_unify(args[1], &ua);
     if (n_args > 2) vec_unify(args[2], &ub);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
+        if ((rc = func_check_cancel(ctx))) break;
         const sqe_str *s = ustr(&us, row), *a = ustr(&ua, row);
         const sqe_str *b = n_args > 2 ? ustr(&ub, row) : NULL;
         const char *p = SDATA(s), *pa = SDATA(a), *pb = b ? SDATA(b) : "";
         uint32_t lb = b ? b->len : 0;
-        sb.len = 0;
+        strbuf_clear(&sb);
         if (a->len == 0) {
             /* insert the replacement before every code point and at the end */
             for (uint32_t i = 0; i < s->len;) {
@@ -363,7 +364,7 @@ KERNEL(replace_fn) {
             }
             strbuf_append(&sb, p + i, s->len - i);
         }
-        if (sb.len > FUNC_MAX_STRING) {
+        if (sb.failed == STRBUF_TOO_LONG) {
             if ((rc = func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                      "replace result is too large")))
                 break;
@@ -459,6 +460,28 @@ KERNEL(trim_fn) { return trim_common(ctx, args, n_args, sel, count, out, true, t
 KERNEL(ltrim_fn) { return trim_common(ctx, args, n_args, sel, count, out, true, false); }
 KERNEL(rtrim_fn) { return trim_common(ctx, args, n_args, sel, count, out, false, true); }
 
+/* Appends the first n code points of pad repeated (pad_cp code points, plen bytes each): whole
+ * copies by doubling what is already written, so a size of a billion costs a few dozen memcpy
+ * calls, not one append per code point. */
+static void append_pad_cycle(strbuf *sb, const char *pp, uint32_t plen, int64_t pad_cp,
+                             int64_t n) {
+    int64_t reps = n / pad_cp, rest = n % pad_cp;
+    if (reps > 0) {
+        size_t total = (size_t)reps * plen;
+        if (!strbuf_reserve(sb, total)) return;
+        char *dst = sb->data + sb->len;
+        memcpy(dst, pp, plen);
+        for (size_t done = plen; done < total;) {
+            size_t k = done < total - done ? done : total - done;
+            memcpy(dst + done, dst, k);
+            done += k;
+        }
+        sb->len += total;
+        sb->data[sb->len] = 0;
+    }
+    strbuf_append(sb, pp, utf8_offset(pp, plen, rest));
+}
+
 static int pad_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                       vec *out, bool left) {
     vec_unified us, un, up;
@@ -466,9 +489,10 @@ static int pad_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel
     vec_unify(args[1], &un);
     vec_unify(args[2], &up);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
+        if ((rc = func_check_cancel(ctx))) break;
         const sqe_str *s = ustr(&us, row), *pad = ustr(&up, row);
         int64_t size = UVAL(&un, int64_t, row);
         if (size < 0 || size > (int64_t)FUNC_MAX_STRING) {
@@ -490,19 +514,20 @@ static int pad_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel
                 break;
             continue;
         }
-        sb.len = 0;
-        if (!left) strbuf_append(&sb, p, s->len);
+        /* the result is built in a scratch buffer first: charge it to the query while it lives,
+         * so a billion-character pad meets the memory limit before it is written */
         const char *pp = SDATA(pad);
-        int64_t need = size - n_cp;
-        for (uint32_t i = 0; need > 0 && !sb.failed; need--) {
-            uint32_t l = (uint32_t)utf8_seq_len((unsigned char)pp[i]);
-            if (l > pad->len - i) l = pad->len - i;
-            strbuf_append(&sb, pp + i, l);
-            i += l;
-            if (i >= pad->len) i = 0;
-        }
+        int64_t pad_cp = utf8_count(pp, pad->len), need = size - n_cp;
+        if (pad_cp == 0) pad_cp = 1; /* only continuation bytes (invalid UTF-8): one unit */
+        int64_t bytes = (need / pad_cp + 1) * (int64_t)pad->len + s->len;
+        if ((rc = mem_charge(ctx->tracker, bytes, ctx->err))) break;
+        strbuf_clear(&sb);
+        if (!left) strbuf_append(&sb, p, s->len);
+        append_pad_cycle(&sb, pp, pad->len, pad_cp, need);
         if (left) strbuf_append(&sb, p, s->len);
-        if ((rc = func_out_sb(ctx, out, row, &sb))) break;
+        rc = func_out_sb(ctx, out, row, &sb);
+        mem_release(ctx->tracker, bytes);
+        if (rc) break;
     }
     strbuf_reset(&sb);
     return rc;
@@ -694,7 +719,7 @@ KERNEL(translate_fn) {
     vec_unify(args[1], &uf);
     vec_unify(args[2], &ut);
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
         uint32_t ns, nf, nt;
@@ -704,7 +729,7 @@ KERNEL(translate_fn) {
         if (!s || !f || !t) {
             rc = func_nomem(ctx);
         } else {
-            sb.len = 0;
+            strbuf_clear(&sb);
             for (uint32_t i = 0; i < ns; i++) {
                 uint32_t k = 0;
                 while (k < nf && f[k] != s[i]) k++;

@@ -333,7 +333,7 @@ static const char *format_row(strbuf *sb, const char *fmt, uint32_t len, const v
 static int format_fn(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                      uint32_t count, vec *out) {
     strbuf sb;
-    strbuf_init(&sb);
+    strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
         if (vec_is_null(args[0], row)) {
@@ -344,7 +344,7 @@ static int format_fn(func_ctx *ctx, const vec *const *args, uint32_t n_args, con
         const vec *fv = vec_resolve(args[0], row, &p);
         const sqe_str *fmt = &VEC_DATA(fv, sqe_str)[p];
         char errbuf[256];
-        sb.len = 0;
+        strbuf_clear(&sb);
         const char *e = format_row(&sb, sqe_str_data(fmt), fmt->len, args, n_args, row, errbuf,
                                    sizeof errbuf);
         if (e) {

@@ -59,7 +59,11 @@ static bexpr *factor_or(opt_ctx *oc, bexpr *e) {
 
 static void fold_expr(opt_ctx *oc, bexpr **slot) {
     bexpr *e = *slot;
-    if (!e) return;
+    if (!e || oc->stop) return;
+    if ((++oc->ticks & 1023) == 0) {
+        sqe_error ignored;
+        if (plan_check_cancel(oc->pctx, &ignored)) oc->stop = true; /* plan_optimize reports */
+    }
     if (e->kind == BEXPR_LAMBDA) return;
     for (uint32_t i = 0; i < e->n_args; i++) fold_expr(oc, &e->args[i]);
     switch (e->kind) {

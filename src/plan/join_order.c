@@ -126,6 +126,7 @@ static int reorder_region(opt_ctx *oc, plan **pp) {
         }
     }
     while (n > 1) {
+        SQE_TRY(plan_check_cancel(oc->pctx, oc->err));
         int best_a = -1, best_b = -1;
         double best = 0;
         for (uint32_t a = 0; a < n; a++)

@@ -10,6 +10,8 @@ typedef struct opt_ctx {
     plan_ctx *pctx;
     const optimize_options *opts;
     sqe_error *err;
+    uint32_t ticks; /* expressions visited: passes check cancellation every 1024 */
+    bool stop;      /* a void pass saw the cancel; it returns, plan_optimize reports it */
 } opt_ctx;
 
 void plan_fold_constants(opt_ctx *oc, plan **pp);

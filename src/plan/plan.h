@@ -351,10 +351,17 @@ struct plan_ctx {
     plan_source **sources;    /* table-function sources to destroy with the query */
     uint32_t n_sources, cap_sources;
     int failed;               /* sticky out-of-memory */
+    volatile int *cancel;     /* non-zero cancels planning (the query's flag); may be NULL */
+    uint64_t deadline_ns;     /* CLOCK_MONOTONIC ns past which planning fails EXCEEDED_TIME_LIMIT
+                                 (the query's time limit); 0 = none */
+    uint32_t time_limit_ms;   /* for the message */
 };
 
 /* fold_const may be NULL (see plan_fold_const_fn). */
 void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker, plan_fold_const_fn fold_const);
+/* USER_CANCELED when ctx->cancel is set, EXCEEDED_TIME_LIMIT past ctx->deadline_ns, else SQE_OK: the optimizer's passes call it between
+ * passes and per node or join step, so a cancel or timeout stops planning of any size. */
+int plan_check_cancel(const plan_ctx *ctx, sqe_error *err);
 /* Releases constants and table references (the arena is the caller's). */
 void plan_ctx_destroy(plan_ctx *ctx);
 int plan_ctx_add_table(plan_ctx *ctx, cat_table *t, sqe_error *err);

@@ -241,6 +241,7 @@ static int push_join(opt_ctx *oc, plan **pp, bexpr_list *conj) {
 }
 
 static int push(opt_ctx *oc, plan **pp, bexpr_list *conj) {
+    SQE_TRY(plan_check_cancel(oc->pctx, oc->err));
     plan *p = *pp;
     switch (p->kind) {
     case PLAN_FILTER: {

@@ -159,6 +159,9 @@ typedef struct flight_call {
     bool md_sent;
     bool finished;
     volatile int *cancel_target;/* set to 1 when the client cancels or goes away */
+    uint32_t time_limit_ms;     /* [query] timeout of the admitted statement (0 = none) */
+    uint64_t deadline_ns;       /* CLOCK_MONOTONIC admission + time_limit_ms: its queries stop
+                                   with EXCEEDED_TIME_LIMIT past it (0 = none) */
     char peer[128];
     sqe_principal *principal;   /* the authenticated caller (a reference): every statement of
                                    the call runs as it (flight_open_conn); its token, when it

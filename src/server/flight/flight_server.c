@@ -434,6 +434,13 @@ int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
         uint32_t timeout_ms = 0;
         int rc = h->admit(h->ud, fc->principal->user, sql_bytes, &timeout_ms, err);
         if (rc) return rc;
+        fc->time_limit_ms = timeout_ms;
+        if (timeout_ms) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            fc->deadline_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
+                              (uint64_t)timeout_ms * 1000000ull;
+        }
     }
     pthread_mutex_lock(&srv->lock);
     srv->running++;
@@ -782,6 +789,13 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
     }
     *out = srv;
     return SQE_OK;
+}
+
+void flight_server_begin_drain(flight_server *srv) {
+    if (!srv) return;
+    pthread_mutex_lock(&srv->lock);
+    srv->draining = 1;
+    pthread_mutex_unlock(&srv->lock);
 }
 
 uint32_t flight_server_drain(flight_server *srv, uint32_t deadline_ms) {

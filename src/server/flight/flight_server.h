@@ -65,6 +65,9 @@ uint16_t flight_server_port(const flight_server *srv);
  * then cancels the rest. Returns the number of statements still running at the end (0 when all
  * drained). Call it from any thread but a server worker. */
 uint32_t flight_server_drain(flight_server *srv, uint32_t deadline_ms);
+/* The first half of flight_server_drain: refuses new statements from now on, waits for nothing
+ * (so a process with several listeners stops them all at once, then waits once). NULL ignored. */
+void flight_server_begin_drain(flight_server *srv);
 
 /* Stops the server: cancels every call, joins the workers, frees pending results and sessions.
  * NULL is ignored. */

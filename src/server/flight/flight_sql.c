@@ -41,6 +41,7 @@ int flight_open_conn(flight_call *fc, sqe_conn **out, volatile int *cancel, sqe_
         return rc;
     }
     sqe_conn_set_cancel_flag(conn, cancel);
+    sqe_conn_set_deadline(conn, fc->deadline_ns, fc->time_limit_ms);
     *out = conn;
     return SQE_OK;
 }

@@ -734,10 +734,14 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
 
 uint16_t trino_server_port(const trino_server *srv) { return srv->port; }
 
-uint32_t trino_server_drain(trino_server *srv, uint32_t deadline_ms) {
+void trino_server_begin_drain(trino_server *srv) {
     health_set(&srv->own_health, HEALTH_DRAINING);
     if (srv->opts.health) health_set(srv->opts.health, HEALTH_DRAINING);
     trino_registry_set_draining(srv->reg);
+}
+
+uint32_t trino_server_drain(trino_server *srv, uint32_t deadline_ms) {
+    trino_server_begin_drain(srv);
     int64_t start = mono_ms();
     while (trino_registry_active(srv->reg) > 0 && mono_ms() - start < (int64_t)deadline_ms)
         usleep(20000);

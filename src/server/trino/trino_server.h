@@ -80,6 +80,9 @@ uint16_t trino_server_port(const trino_server *srv);
  * left. Returns the number of queries still executing at the end (0 when all drained). Safe to
  * call from any thread except an HTTP handler. */
 uint32_t trino_server_drain(trino_server *srv, uint32_t deadline_ms);
+/* The first half of trino_server_drain: health says draining and new statements are refused from
+ * now on; waits for nothing (see flight_server_begin_drain). */
+void trino_server_begin_drain(trino_server *srv);
 
 /* Stops the HTTP daemon, cancels every query, waits for the worker threads and frees the
  * server. Worker threads still inside a long engine call are waited for (the engine has no
