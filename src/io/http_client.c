@@ -673,6 +673,7 @@ static verdict attempt_judge(xfer *x, CURLcode cc, int64_t *delay_ms, int *rc, s
         resp->connections += (int)connects;
     }
     resp->status = 0;
+    resp->reason[0] = '\0';
     curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &resp->status);
     resp->attempts = x->att.number;
     resp->not_sent = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
@@ -703,6 +704,9 @@ static verdict attempt_judge(xfer *x, CURLcode cc, int64_t *delay_ms, int *rc, s
             v = V_RETRY;
         } else {
             resp->status = 0;
+            snprintf(resp->reason, sizeof resp->reason, "%s%s",
+                     x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
+                     total_out ? " (total timeout)" : "");
             *rc = err_set(err, SQE_ERR_IO_ERROR, "%s %s %s failed after %d attempt%s: %s%s",
                           c->name, m, strbuf_cstr(&u), a, a == 1 ? "" : "s",
                           x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),

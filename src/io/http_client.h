@@ -126,6 +126,8 @@ typedef struct http_response {
     int connections;             /* new connections opened (0: all reused one) */
     bool not_sent;               /* the last attempt failed before any byte reached the server
                                     (connect or resolve failure, or prepare failed) */
+    char reason[256];            /* why the last attempt failed in transport (curl's words, no
+                                    URL), "" when it got an answer */
 } http_response;
 
 /* Creates a client (strings of cfg copied; cfg may be NULL for the defaults). On success the

@@ -447,6 +447,13 @@ static int call_finish(s3_call *call, http_response *hres, int rc, sqe_error *er
             return err_set(err, SQE_ERR_IO_ERROR, "S3 returned more data than expected for %s",
                            name);
         }
+        if (rc == SQE_ERR_IO_ERROR && hres->reason[0]) { /* transport: name the object */
+            char name[1200];
+            object_name(name, sizeof name, call);
+            int a = hres->attempts;
+            return err_set(err, SQE_ERR_IO_ERROR, "S3 %s %s failed after %d attempt%s: %s",
+                           call->method, name, a, a == 1 ? "" : "s", hres->reason);
+        }
         return rc;
     }
     if (call->status >= 200 && call->status < 300) return SQE_OK;

@@ -268,6 +268,8 @@ static int assume(io_sts *s, const char *token, io_identity **id, int64_t *refre
                         .max_body = 1 << 20, .retry_on = throttled};
     http_response resp;
     int rc = http_client_send(s->http, &req, &resp, err);
+    if (rc == SQE_ERR_IO_ERROR && resp.reason[0])
+        rc = err_set(err, SQE_ERR_IO_ERROR, "STS %s unreachable: %s", s->endpoint, resp.reason);
     long status = resp.status;
     sb_wipe(&form);
     const char *xml = strbuf_cstr(&resp.body);

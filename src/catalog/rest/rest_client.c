@@ -198,11 +198,9 @@ int rest_client_request(rest_client *c, const rest_request *req, rest_response *
         int failed = hres.attempts - (ok ? 1 : 0);
         if (hres.attempts > 0) breaker_note(c, failed < 0 ? 0 : failed, ok);
     }
-    if (rc == SQE_ERR_IO_ERROR && hres.status == 0 && hres.attempts > 0) {
-        char msg[sizeof err->message];
-        snprintf(msg, sizeof msg, "%s", err ? err->message : "");
-        rc = err_set(err, SQE_ERR_IO_ERROR, "REST catalog %s unreachable: %s", c->uri, msg);
-    }
+    if (rc == SQE_ERR_IO_ERROR && hres.reason[0])
+        rc = err_set(err, SQE_ERR_IO_ERROR, "REST catalog %s unreachable: %s", c->uri,
+                     hres.reason);
     if (!rc) {
         resp->status = hres.status;
         const char *etag = http_response_header(&hres, "ETag");
