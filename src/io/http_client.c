@@ -18,6 +18,10 @@
  *     up to the bound; past the bound the transfer stops and the request fails with the body
  *     dropped. Headers are captured per attempt (a new status line starts them over, so a
  *     100 Continue or a redirect leaves only the final answer's).
+ *   - A request that may not be repeated (a POST without HTTP_RETRY_YES, HTTP_RETRY_NO) goes
+ *     on a new connection: libcurl silently resends a request whose reused keep-alive
+ *     connection turns out dead, which would repeat it (a catalog commit) and make not_sent
+ *     wrong (the resend's connect fails although the first copy reached the server).
  *   - Cancel: curl's progress callback polls the hook during transfers; delays between
  *     attempts sleep in 50 ms slices polling it too.
  *   - Jitter comes from a process-wide xorshift state (atomic, seeded from the clock), not
@@ -562,6 +566,8 @@ static int attempt_setup(xfer *x, sqe_error *err) {
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, c->cfg.insecure ? 0L : 2L);
     if (c->ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
     if (c->ca_path) curl_easy_setopt(h, CURLOPT_CAPATH, c->ca_path);
+    if (!may_retry(req)) /* see NOTES: never resent behind our back */
+        curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
     if (req->cancel) {
         curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);

@@ -235,6 +235,13 @@ static void test_post_not_retried_unless_marked(void **state) {
     assert_int_equal(resp.attempts, 1);
     assert_int_equal(atomic_load(&g_hits), 1);
     http_response_free(&resp);
+    /* a request that may not be repeated never rides a pooled connection (libcurl would resend
+     * it on a fresh one if the kept-alive one turned out dead) */
+    int before = atomic_load(&g_connections);
+    assert_int_equal(http_client_send(c, &req, &resp, &err), SQE_OK);
+    assert_int_equal(resp.connections, 1);
+    assert_int_equal(atomic_load(&g_connections) - before, 1);
+    http_response_free(&resp);
     /* marked idempotent: retried like a GET */
     atomic_store(&g_hits, 0);
     req.retry = HTTP_RETRY_YES;
