@@ -57,7 +57,7 @@ struct http_client {
     _Atomic uint64_t requests, retries, connections, bytes_in, bytes_out;
 };
 
-/* ---- process-wide state ------------------------------------------------------------------------ */
+/* ---- process-wide state ---------------------------------------------------------------------- */
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static http_log_fn g_log_fn;
@@ -71,7 +71,8 @@ static void init_once(void) {
     if (v && (*v == '1' || *v == '2')) g_log_level = *v - '0';
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    atomic_store(&g_rand, ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^ 0x9e3779b97f4a7c15u);
+    uint64_t seed = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec;
+    atomic_store(&g_rand, seed ^ 0x9e3779b97f4a7c15u);
 }
 
 void http_log_set(http_log_fn fn, void *ud, int level) {
@@ -110,7 +111,7 @@ static void nap_ms(int64_t ms) {
     }
 }
 
-/* ---- redaction ---------------------------------------------------------------------------------- */
+/* ---- redaction ------------------------------------------------------------------------------- */
 
 static bool contains_ci(const char *s, size_t len, const char *word) {
     size_t w = strlen(word);
@@ -238,7 +239,7 @@ void http_redact_body(strbuf *out, const void *body, size_t len, size_t max) {
     if (len > n) strbuf_printf(out, "... (%zu bytes)", len);
 }
 
-/* ---- the client -------------------------------------------------------------------------------- */
+/* ---- the client ------------------------------------------------------------------------------ */
 
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud) {
     (void)h;
@@ -346,7 +347,7 @@ static void handle_put(http_client *c, CURL *h) {
     if (h) curl_easy_cleanup(h);
 }
 
-/* ---- responses ---------------------------------------------------------------------------------- */
+/* ---- responses ------------------------------------------------------------------------------- */
 
 static void headers_free(http_response *r) {
     for (size_t i = 0; i < r->n_headers; i++) {
@@ -371,7 +372,7 @@ const char *http_response_header(const http_response *resp, const char *name) {
     return NULL;
 }
 
-/* ---- one attempt -------------------------------------------------------------------------------- */
+/* ---- one attempt ----------------------------------------------------------------------------- */
 
 struct http_attempt {
     struct curl_slist *hl;
@@ -695,7 +696,8 @@ static verdict attempt_judge(xfer *x, CURLcode cc, int64_t *delay_ms, int *rc, s
     if (x->alloc_failed || u.failed) {
         *rc = err_nomem(err, "HTTP response");
     } else if (x->cancelled || (cc == CURLE_ABORTED_BY_CALLBACK)) {
-        *rc = err_set(err, SQE_ERR_USER_CANCELED, "%s %s %s: canceled", c->name, m, strbuf_cstr(&u));
+        *rc = err_set(err, SQE_ERR_USER_CANCELED, "%s %s %s: canceled", c->name, m,
+                      strbuf_cstr(&u));
     } else if (x->too_big) {
         *rc = err_set(err, SQE_ERR_IO_ERROR, "%s %s %s: response larger than %zu bytes", c->name,
                       m, strbuf_cstr(&u), x->max_body);
@@ -710,9 +712,14 @@ static verdict attempt_judge(xfer *x, CURLcode cc, int64_t *delay_ms, int *rc, s
             v = V_RETRY;
         } else {
             resp->status = 0;
-            snprintf(resp->reason, sizeof resp->reason, "%s%s",
-                     x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
-                     total_out ? " (total timeout)" : "");
+            strbuf why;
+            strbuf_init(&why);
+            strbuf_puts(&why, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc));
+            if (total_out) strbuf_puts(&why, " (total timeout)");
+            size_t wl = why.len < sizeof resp->reason - 1 ? why.len : sizeof resp->reason - 1;
+            memcpy(resp->reason, strbuf_cstr(&why), wl);
+            resp->reason[wl] = '\0';
+            strbuf_reset(&why);
             *rc = err_set(err, SQE_ERR_IO_ERROR, "%s %s %s failed after %d attempt%s: %s%s",
                           c->name, m, strbuf_cstr(&u), a, a == 1 ? "" : "s",
                           x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
@@ -755,7 +762,8 @@ static bool wait_ms(const http_request *req, int64_t ms) {
 }
 
 static int check_request(http_client *c, const http_request *req, sqe_error *err) {
-    if (!req->url || (strncmp(req->url, "http://", 7) != 0 && strncmp(req->url, "https://", 8) != 0))
+    if (!req->url ||
+        (strncmp(req->url, "http://", 7) != 0 && strncmp(req->url, "https://", 8) != 0))
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s: '%s' is not an http:// or https:// URL",
                        c->name, req->url ? req->url : "");
     return SQE_OK;

@@ -20,9 +20,10 @@
  *
  * Errors (all sending functions): IO_ERROR "<name> <METHOD> <url> failed after N attempt(s):
  * <why>" for transport failures after the retries (the URL with secrets redacted), "... response
- * larger than N bytes" when a body passes its bound (the partial body is dropped, resp has
- * no body), the same IO_ERROR with " (total timeout)" when total_timeout_ms passed, INVALID_ARGUMENTS
- * for a URL that is not http(s)://, USER_CANCELED when the cancel hook said so, OUT_OF_MEMORY. An HTTP status is not an error: the caller gets the last answer
+ * larger than N bytes" when a body passes its bound (the partial body is dropped, resp has no
+ * body), the same IO_ERROR ending " (total timeout)" when total_timeout_ms passed,
+ * INVALID_ARGUMENTS for a URL that is not http(s)://, USER_CANCELED when the cancel hook said
+ * so, OUT_OF_MEMORY. An HTTP status is not an error: the caller gets the last answer
  * (after retries of retryable statuses) and maps it.
  *
  * Logging: http_log_set installs a process-wide sink (default: none; SQE_HTTP_LOG=1 or 2 in the
