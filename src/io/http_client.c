@@ -22,8 +22,9 @@
  *     on a new connection: libcurl silently resends a request whose reused keep-alive
  *     connection turns out dead, which would repeat it (a catalog commit) and make not_sent
  *     wrong (the resend's connect fails although the first copy reached the server).
- *   - Cancel: curl's progress callback polls the hook during transfers; delays between
- *     attempts sleep in 50 ms slices polling it too.
+ *   - Cancel: a request with a cancel hook runs its transfers on a multi handle polled every
+ *     50 ms (and curl's progress callback checks it too); delays between attempts sleep in
+ *     50 ms slices polling it.
  *   - Jitter comes from a process-wide xorshift state (atomic, seeded from the clock), not
  *     rand(), which is neither thread-safe nor ours to reseed.
  *   - Logs are formatted only when a level is set; every URL, header and body goes through the
@@ -778,6 +779,43 @@ static void xfer_init(xfer *x, http_client *c, const http_request *req, http_res
     x->started_ms = now_ms();
 }
 
+/* Runs the attempt on x->h: curl_easy_perform, or with a cancel hook a multi loop that polls
+ * the hook every 50 ms (curl's progress callback alone may wait a second between calls). */
+static CURLcode perform(xfer *x) {
+    if (!x->req->cancel) return curl_easy_perform(x->h);
+    CURLM *m = curl_multi_init();
+    if (!m || curl_multi_add_handle(m, x->h) != CURLM_OK) {
+        if (m) curl_multi_cleanup(m);
+        return curl_easy_perform(x->h);
+    }
+    CURLcode cc = CURLE_OK;
+    for (bool done = false; !done;) {
+        int running = 0;
+        CURLMcode mc = curl_multi_perform(m, &running);
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left)))
+            if (msg->msg == CURLMSG_DONE) {
+                cc = msg->data.result;
+                done = true;
+            }
+        if (done) break;
+        if (mc != CURLM_OK) {
+            cc = CURLE_RECV_ERROR;
+            break;
+        }
+        if (x->req->cancel(x->req->ud)) {
+            x->cancelled = true;
+            cc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        curl_multi_poll(m, NULL, 0, 50, NULL);
+    }
+    curl_multi_remove_handle(m, x->h);
+    curl_multi_cleanup(m);
+    return cc;
+}
+
 int http_client_send(http_client *c, const http_request *req, http_response *resp,
                      sqe_error *err) {
     memset(resp, 0, sizeof *resp);
@@ -794,7 +832,7 @@ int http_client_send(http_client *c, const http_request *req, http_response *res
             resp->not_sent = true;
             break;
         }
-        CURLcode cc = curl_easy_perform(x.h);
+        CURLcode cc = perform(&x);
         int64_t delay = 0;
         verdict v = attempt_judge(&x, cc, &delay, &rc, err);
         if (v != V_RETRY) break;
@@ -919,6 +957,12 @@ int http_client_send_many(http_client *c, const http_request *reqs, http_respons
             rc = err_set(&first, SQE_ERR_IO_ERROR, "%s: %s", c->name, curl_multi_strerror(mc));
             fail_at = 0;
         }
+        for (uint32_t i = 0; i < n && fail_at == UINT32_MAX; i++)
+            if (xs[i].active && reqs[i].cancel && reqs[i].cancel(reqs[i].ud)) {
+                rc = err_set(&first, SQE_ERR_USER_CANCELED, "%s %s: canceled", c->name,
+                             method_of(&reqs[i]));
+                fail_at = i;
+            }
         if (active > 0 && fail_at == UINT32_MAX) curl_multi_poll(m, NULL, 0, 50, NULL);
     }
     for (uint32_t i = 0; i < n; i++) {

@@ -319,6 +319,16 @@ static void test_cancel(void **state) {
     assert_int_equal(http_client_send(c, &req, &resp, &err), SQE_ERR_USER_CANCELED);
     assert_true(ms_now() - t0 < 1200);
     http_response_free(&resp);
+    /* the same in a parallel batch */
+    http_request reqs[2] = {req, req};
+    http_response resps[2];
+    uint32_t failed;
+    t0 = ms_now();
+    assert_int_equal(http_client_send_many(c, reqs, resps, 2, 2, &failed, &err),
+                     SQE_ERR_USER_CANCELED);
+    assert_true(ms_now() - t0 < 1200);
+    http_response_free(&resps[0]);
+    http_response_free(&resps[1]);
     http_client_destroy(c);
 }
 
