@@ -55,7 +55,7 @@ int io_s3_object_read(io_s3_object *o, uint64_t off, size_t len, void *buf, sqe_
 /* Reads every ranges[i] (len bytes at off into buf) with as few and as parallel requests as
  * sensible: sorted, merged when less than SQE_S3_COALESCE_BYTES (default 256 KiB) apart,
  * split above SQE_S3_SPLIT_BYTES, and sent together over up to SQE_S3_MAX_PARALLEL (8)
- * connections (curl multi). Ranges may overlap; len 0 is allowed. Thread-safe. On error err
+ * connections (http_client_send_many). Ranges may overlap; len 0 is allowed. Thread-safe. On error err
  * names the object and the buffers' contents are unspecified. */
 int io_s3_object_read_many(io_s3_object *o, const s3_range *ranges, uint32_t n, sqe_error *err);
 void io_s3_object_close(io_s3_object *o);

@@ -1,38 +1,34 @@
 /*
- * s3_client.c: S3 requests over libcurl easy handles, signed per attempt (see s3_client.h).
+ * s3_client.c: S3 requests over io/http_client, signed per attempt (see s3_client.h).
  *
  * INTERFACE: s3_client_create, s3_client_destroy, s3_client_requests, s3_client_url, s3_head,
  *            s3_get_range, s3_get_ranges, s3_put, s3_upload_file, s3_list, s3_entries_free,
  *            s3_delete, s3_delete_objects, s3_stats_get, s3_stats_reset, s3_stats_format.
  * NOTES
- *   - One request path: attempt_setup builds URL and headers (host, x-amz-date,
- *     x-amz-content-sha256, x-amz-security-token when the credentials carry one, plus the
- *     operation's own) and signs; the transfer runs alone (call_perform, curl_easy_perform) or
- *     with others (s3_get_ranges, the curl multi interface); attempt_result classifies it. Bodies are sent from memory (POSTFIELDS with a
- *     custom method), so a retry resends the same bytes; GET bodies stream into the caller's
- *     buffer, error bodies into a capped buffer for their <Code>/<Message>.
+ *   - One request path: call_setup builds what all attempts share (URL with the query, Host,
+ *     the signed path, the payload hash); the http_client prepare hook (prepare_attempt) signs
+ *     each attempt with a fresh x-amz-date (headers host, x-amz-date, x-amz-content-sha256,
+ *     x-amz-security-token when the credentials carry one, plus the operation's own) and counts
+ *     it; call_finish takes the answer and maps the status. The transfer runs alone
+ *     (http_client_send) or with others (s3_get_ranges, http_client_send_many, at most
+ *     max_parallel at once, each range retried on its own). Bodies are sent from memory, so a
+ *     retry resends the same bytes; GET bodies stream into the caller's buffer (on_body, the
+ *     sink), other bodies into a bounded buffer (LIST_BODY_CAP for listings and multipart
+ *     answers, ERROR_BODY_CAP otherwise).
+ *   - Connections, TLS, retries (connection errors, 429, 500, 502, 503, 504; max_attempts, the
+ *     backoff doubling up to 5 s, Retry-After), the 10 s connect timeout and the stall bound
+ *     (below 1 byte/s for 60 s gives up) are http_client's; its pool is one keep-alive
+ *     connection cache per client shared by all threads.
  *   - Payload hash: bodies sign their SHA-256; requests without a body sign the SHA-256 of the
  *     empty string (not UNSIGNED-PAYLOAD: servers that recompute the hash over plain http, as
  *     botocore-based ones do, expect the real one, and it costs nothing for an empty body).
- *   - Handles: a mutex-protected stack of idle easy handles, so parallel readers never share
- *     a handle; all of a client's handles (easy or inside a multi transfer) use one curl share
- *     object for the connection cache, DNS and TLS sessions (locked per data kind), so any
- *     thread reuses any idle keep-alive connection to the endpoint.
- *   - Parallel ranges (s3_get_ranges): the ranges go through one multi handle, at most
- *     max_parallel transfers at a time (a new one is added as one finishes; curl's own
- *     per-host limit is not used, since with a shared connection cache it counts the
- *     connections of other threads and can wait forever); the ranges that fail retryably are
- *     resent together in the next round after the longest of their backoff delays.
  *   - Statistics: every attempt counts in process-wide atomics by kind (s3_stats_get);
  *     SQE_S3_STATS=1 prints them to stderr at exit.
- *   - Transfers give up when fewer than 1 byte/s moves for 60 s, so a stalled server cannot
- *     hang a query; connects time out after 10 s.
  *   - Multipart (S3 API: CreateMultipartUpload, UploadPart, CompleteMultipartUpload,
  *     AbortMultipartUpload): parts of part_size bytes; any failure aborts the upload.
  */
 #include "io/s3_client.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -47,6 +43,7 @@
 #include <unistd.h>
 
 #include "common/base64.h"
+#include "io/http_client.h"
 
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define POOL_MAX 16
@@ -63,11 +60,7 @@ struct s3_client {
     int backoff_ms;
     size_t part_size;
     int max_parallel;
-    pthread_mutex_t lock;
-    CURL *idle[POOL_MAX];
-    int n_idle;
-    CURLSH *share;   /* connections, DNS and TLS sessions shared by all handles of the client */
-    pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+    http_client *http; /* pooled keep-alive connections, retries, timeouts, redacted logs */
     _Atomic uint64_t requests;
 };
 
@@ -124,29 +117,15 @@ static void stats_at_exit(void) {
     fprintf(stderr, "sqe-s3-stats: %s\n", line);
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+static pthread_once_t stats_once = PTHREAD_ONCE_INIT;
+static void stats_init_once(void) {
     const char *v = getenv("SQE_S3_STATS");
     if (v && *v && strcmp(v, "0") != 0) atexit(stats_at_exit);
 }
 
-static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud) {
-    (void)h;
-    (void)access;
-    s3_client *c = ud;
-    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_lock(&c->share_locks[data]);
-}
-
-static void share_unlock(CURL *h, curl_lock_data data, void *ud) {
-    (void)h;
-    s3_client *c = ud;
-    if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&c->share_locks[data]);
-}
-
 int s3_client_create(const s3_config *cfg, s3_client **out, sqe_error *err) {
     *out = NULL;
-    pthread_once(&curl_once, curl_init_once);
+    pthread_once(&stats_once, stats_init_once);
     const char *region = cfg->region && *cfg->region ? cfg->region : "us-east-1";
     char dflt[256];
     const char *ep = cfg->endpoint && *cfg->endpoint ? cfg->endpoint : NULL;
@@ -191,16 +170,22 @@ int s3_client_create(const s3_config *cfg, s3_client **out, sqe_error *err) {
     c->part_size = cfg->part_size ? cfg->part_size : (size_t)8 << 20;
     if (c->part_size < MIN_PART) c->part_size = MIN_PART;
     c->max_parallel = cfg->max_parallel > 0 ? cfg->max_parallel : 8;
-    pthread_mutex_init(&c->lock, NULL);
-    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&c->share_locks[i], NULL);
-    c->share = curl_share_init();
-    if (c->share) {
-        curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
-        curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-        curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    http_client_config hc = {.name = "S3",
+                             .connect_timeout_ms = 10000,
+                             .timeout_ms = -1,          /* objects are large: the speed bound */
+                             .low_speed_time_s = 60,    /* below 1 byte/s for 60 s gives up */
+                             .max_attempts = c->max_attempts,
+                             .backoff_ms = c->backoff_ms,
+                             .max_backoff_ms = 5000,
+                             .max_body = LIST_BODY_CAP,
+                             .pool_max = POOL_MAX};
+    int rc = http_client_create(&hc, &c->http, err);
+    if (rc) {
+        free(c->scheme);
+        free(c->hostport);
+        free(c->region);
+        free(c);
+        return rc;
     }
     *out = c;
     return SQE_OK;
@@ -208,10 +193,7 @@ int s3_client_create(const s3_config *cfg, s3_client **out, sqe_error *err) {
 
 void s3_client_destroy(s3_client *c) {
     if (!c) return;
-    for (int i = 0; i < c->n_idle; i++) curl_easy_cleanup(c->idle[i]);
-    if (c->share) curl_share_cleanup(c->share);
-    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&c->share_locks[i]);
-    pthread_mutex_destroy(&c->lock);
+    http_client_destroy(c->http);
     free(c->scheme);
     free(c->hostport);
     free(c->region);
@@ -219,28 +201,6 @@ void s3_client_destroy(s3_client *c) {
 }
 
 uint64_t s3_client_requests(const s3_client *c) { return atomic_load(&c->requests); }
-
-static CURL *handle_get(s3_client *c) {
-    CURL *h = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (c->n_idle > 0) h = c->idle[--c->n_idle];
-    pthread_mutex_unlock(&c->lock);
-    if (h) {
-        curl_easy_reset(h);
-        return h;
-    }
-    return curl_easy_init();
-}
-
-static void handle_put(s3_client *c, CURL *h) {
-    pthread_mutex_lock(&c->lock);
-    if (c->n_idle < POOL_MAX) {
-        c->idle[c->n_idle++] = h;
-        h = NULL;
-    }
-    pthread_mutex_unlock(&c->lock);
-    if (h) curl_easy_cleanup(h);
-}
 
 /* The object path as signed: "/bucket/key" (path style) or "/key". */
 static void object_path(const s3_client *c, strbuf *sb, const char *bucket, const char *key) {
@@ -294,101 +254,46 @@ typedef struct s3_call {
     uint64_t dst_skip;            /* bytes to drop first (a server that ignored Range) */
     uint64_t dst_skip0;           /* dst_skip before the first attempt */
     size_t dst_got;
-    size_t resp_cap;              /* cap for resp (success bodies); error bodies: ERROR_BODY_CAP */
+    size_t resp_cap;              /* bound of resp; 0: ERROR_BODY_CAP */
     strbuf resp;
     char *etag;
     int64_t content_length;       /* from the response headers, -1 when absent */
     long status;
-    CURL *h;
-    struct curl_slist *hl;        /* the attempt's headers, alive until it has finished */
-    int attempt;                  /* 1 for the first try */
-    CURLcode cc;                  /* curl's result (multi transfers) */
+    int attempts;
     bool overflow;
+    /* what every attempt of the request shares (call_setup .. call_teardown) */
+    s3_client *c;
+    const sigv4_credentials *cred;
+    char *url, *host;
+    strbuf path;
+    char payload[65];
 } s3_call;
 
-static size_t on_body(char *data, size_t sz, size_t nm, void *arg) {
-    s3_call *call = arg;
-    size_t n = sz * nm;
+/* Streams a 2xx body of a ranged GET into call->dst (the http_client sink). */
+static http_sink_result on_body(void *ud, long status, const void *data, size_t n) {
+    s3_call *call = ud;
     atomic_fetch_add(&g_stats.bytes_in, n);
-    long status = 0;
-    curl_easy_getinfo(call->h, CURLINFO_RESPONSE_CODE, &status);
-    bool ok = status >= 200 && status < 300;
-    if (call->dst && ok) {
-        size_t skip = 0;
-        if (status == 200) { /* the whole object: drop what precedes the range */
-            skip = call->dst_skip > n ? n : (size_t)call->dst_skip;
-            call->dst_skip -= skip;
+    size_t skip = 0;
+    if (status == 200) { /* the whole object: drop what precedes the range */
+        skip = call->dst_skip > n ? n : (size_t)call->dst_skip;
+        call->dst_skip -= skip;
+    }
+    size_t take = n - skip, room = call->dst_len - call->dst_got;
+    if (take > room) {
+        if (status != 200) {
+            call->overflow = true;
+            return HTTP_SINK_ABORT;
         }
-        size_t take = n - skip, room = call->dst_len - call->dst_got;
-        if (take > room) {
-            if (status != 200) {
-                call->overflow = true;
-                return 0;
-            }
-            memcpy(call->dst + call->dst_got, data + skip, room);
-            call->dst_got += room;
-            return 0; /* the range is complete: stop the transfer (see call_perform) */
-        }
-        memcpy(call->dst + call->dst_got, data + skip, take);
-        call->dst_got += take;
-        return n;
+        memcpy(call->dst + call->dst_got, (const uint8_t *)data + skip, room);
+        call->dst_got += room;
+        return HTTP_SINK_DONE; /* the range is complete: stop the transfer */
     }
-    size_t cap = ok && call->resp_cap ? call->resp_cap : ERROR_BODY_CAP;
-    if (call->resp.len + n > cap) {
-        call->overflow = ok;
-        return ok ? 0 : n; /* error bodies: keep the head, drop the rest */
-    }
-    strbuf_append(&call->resp, data, n);
-    return call->resp.failed ? 0 : n;
-}
-
-static size_t on_header(char *data, size_t sz, size_t nm, void *arg) {
-    s3_call *call = arg;
-    size_t n = sz * nm;
-    if (n > 5 && strncasecmp(data, "etag:", 5) == 0) {
-        const char *v = data + 5;
-        size_t l = n - 5;
-        while (l && (*v == ' ' || *v == '\t')) v++, l--;
-        while (l && (v[l - 1] == '\r' || v[l - 1] == '\n' || v[l - 1] == ' ')) l--;
-        free(call->etag);
-        call->etag = strndup(v, l);
-    } else if (n > 15 && strncasecmp(data, "content-length:", 15) == 0) {
-        char num[32];
-        size_t l = n - 15 < sizeof num - 1 ? n - 15 : sizeof num - 1;
-        memcpy(num, data + 15, l);
-        num[l] = '\0';
-        char *e;
-        errno = 0;
-        long long v = strtoll(num, &e, 10);
-        while (*e == ' ' || *e == '\r' || *e == '\n') e++;
-        call->content_length = errno == 0 && *e == '\0' && v >= 0 ? v : -1;
-    }
-    return n;
-}
-
-static bool retryable_curl(CURLcode rc) {
-    switch (rc) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
-        return true;
-    default:
-        return false;
-    }
+    memcpy(call->dst + call->dst_got, (const uint8_t *)data + skip, take);
+    call->dst_got += take;
+    return HTTP_SINK_MORE;
 }
 
 static bool retryable_status(long s) { return s == 500 || s == 502 || s == 503 || s == 504 || s == 429; }
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
 
 /* The "s3://bucket/key" name used in messages. */
 static void object_name(char *buf, size_t cap, const s3_call *call) {
@@ -430,172 +335,132 @@ static s3_kind call_kind(const s3_call *call) {
     return S3_KIND_PUT; /* PUT, and the POSTs of a multipart upload */
 }
 
-/* Clears the response state of call before an attempt. */
-static void attempt_reset(s3_call *call) {
-    strbuf_reset(&call->resp);
-    free(call->etag);
-    call->etag = NULL;
+/* What every attempt of call shares: the URL (query included), the Host header, the path as
+ * signed and the payload hash. */
+static int call_setup(s3_client *c, const sigv4_credentials *cred, s3_call *call,
+                      sqe_error *err) {
+    call->c = c;
+    call->cred = cred;
     call->content_length = -1;
-    call->dst_got = 0;
-    call->dst_skip = call->dst_skip0;
-    call->overflow = false;
-    call->status = 0;
-}
-
-/* Builds and signs one attempt of call and sets it up on call->h (which must be a fresh or
- * reset handle); call->hl keeps the header list alive until attempt_cleanup. Counts the
- * attempt in the process statistics. */
-static int attempt_setup(s3_client *c, const sigv4_credentials *cred, s3_call *call,
-                         sqe_error *err) {
-    int rc = SQE_OK;
-    char *host = NULL;
-    char *url = s3_client_url(c, call->bucket, call->key, &host);
-    strbuf full_url, path;
-    strbuf_init(&full_url);
-    strbuf_init(&path);
-    struct curl_slist *hl = NULL;
-    sigv4_result sig = {0};
-    sigv4_pair hdr[16];
-    if (!url) {
-        rc = err_nomem(err, "S3 request");
-        goto out;
-    }
-    strbuf_puts(&full_url, url);
-    if (call->n_query) {
-        strbuf_putc(&full_url, '?');
-        sigv4_canonical_query(&full_url, call->query, call->n_query);
-    }
-    object_path(c, &path, call->bucket, call->key);
-    char amz_date[17], payload[65];
-    sigv4_amz_date(time(NULL), amz_date);
-    if (call->body) sigv4_sha256_hex(call->body, call->body_len, payload);
-    else memcpy(payload, EMPTY_SHA256, sizeof payload);
-    uint32_t nh = 0;
-    hdr[nh++] = (sigv4_pair){"host", host};
-    hdr[nh++] = (sigv4_pair){"x-amz-date", amz_date};
-    hdr[nh++] = (sigv4_pair){"x-amz-content-sha256", payload};
-    if (cred->session_token && *cred->session_token)
-        hdr[nh++] = (sigv4_pair){"x-amz-security-token", cred->session_token};
-    for (uint32_t i = 0; i < call->n_headers && nh < 16; i++) hdr[nh++] = call->headers[i];
-    sigv4_request rq = {call->method, strbuf_cstr(&path), call->query, call->n_query, hdr, nh,
-                        payload, c->region, "s3", amz_date};
-    if (full_url.failed || path.failed) {
-        rc = err_nomem(err, "S3 request");
-        goto out;
-    }
-    rc = sigv4_sign(&rq, cred, &sig, err);
-    if (rc) goto out;
-    for (uint32_t i = 0; i < nh; i++) {
-        char line[4096];
-        snprintf(line, sizeof line, "%s: %s", hdr[i].name, hdr[i].value);
-        struct curl_slist *n = curl_slist_append(hl, line);
-        if (!n) goto oom;
-        hl = n;
-    }
-    char auth[1024];
-    snprintf(auth, sizeof auth, "Authorization: %s", sig.authorization);
-    struct curl_slist *n = curl_slist_append(hl, auth);
-    if (!n) goto oom;
-    hl = n;
-    if (!(n = curl_slist_append(hl, "Expect:"))) goto oom;
-    hl = n;
-    if (call->body) {
-        if (!(n = curl_slist_append(hl, "Content-Type: application/octet-stream"))) goto oom;
-        hl = n;
-    }
-    CURL *h = call->h;
-    curl_easy_setopt(h, CURLOPT_URL, strbuf_cstr(&full_url)); /* copied by libcurl */
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
-    curl_easy_setopt(h, CURLOPT_SHARE, c->share);
-    curl_easy_setopt(h, CURLOPT_PRIVATE, call);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, call);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, call);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (strcmp(call->method, "HEAD") == 0) {
-        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-    } else if (strcmp(call->method, "GET") == 0) {
-        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    } else {
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call->method);
-        if (call->body) {
-            curl_easy_setopt(h, CURLOPT_POSTFIELDS, call->body);
-            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)call->body_len);
-        }
-    }
-    call->hl = hl;
-    hl = NULL;
-    atomic_fetch_add(&c->requests, 1);
-    atomic_fetch_add(&g_stats.requests[call_kind(call)], 1);
-    if (call->attempt > 1) atomic_fetch_add(&g_stats.retries, 1);
-    if (call->body) atomic_fetch_add(&g_stats.bytes_out, call->body_len);
-    goto out;
-oom:
-    rc = err_nomem(err, "S3 request");
-out:
-    curl_slist_free_all(hl);
-    sigv4_result_reset(&sig);
-    strbuf_reset(&full_url);
-    strbuf_reset(&path);
+    strbuf_init(&call->path);
+    char *url = s3_client_url(c, call->bucket, call->key, &call->host);
+    strbuf full;
+    strbuf_init(&full);
+    if (url) strbuf_puts(&full, url);
     free(url);
-    free(host);
-    return rc;
-}
-
-/* Frees what attempt_setup kept for the transfer (after it has finished). */
-static void attempt_cleanup(s3_call *call) {
-    curl_slist_free_all(call->hl);
-    call->hl = NULL;
-}
-
-/* Judges a finished attempt (curl result cc; call->status read here). Returns SQE_OK with
- * *retry false on a 2xx answer, SQE_OK with *retry true when another attempt should be made,
- * else the error (with err set). */
-static int attempt_result(s3_client *c, s3_call *call, CURLcode cc, bool *retry,
-                          sqe_error *err) {
-    *retry = false;
-    call->status = 0;
-    long connects = 0;
-    if (curl_easy_getinfo(call->h, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
-        atomic_fetch_add(&g_stats.connections, (uint64_t)connects);
-    if (cc == CURLE_OK || cc == CURLE_WRITE_ERROR)
-        curl_easy_getinfo(call->h, CURLINFO_RESPONSE_CODE, &call->status);
-    int a = call->attempt;
-    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && call->status == 200 && call->dst &&
-                            call->dst_got == call->dst_len)) {
-        char name[1200];
-        object_name(name, sizeof name, call);
-        if (call->overflow)
-            return err_set(err, SQE_ERR_IO_ERROR, "S3 returned more data than expected for %s",
-                           name);
-        if (!retryable_curl(cc) || a >= c->max_attempts)
-            return err_set(err, SQE_ERR_IO_ERROR, "S3 %s %s failed after %d attempt%s: %s",
-                           call->method, name, a, a == 1 ? "" : "s", curl_easy_strerror(cc));
-    } else if (call->status >= 200 && call->status < 300) {
-        return SQE_OK;
-    } else {
-        bool again = retryable_status(call->status);
-        if (!again || a >= c->max_attempts) {
-            int rc = status_error(call, err);
-            if (again) err_prefix(err, "after %d attempts", a);
-            return rc;
-        }
+    if (call->n_query) {
+        strbuf_putc(&full, '?');
+        sigv4_canonical_query(&full, call->query, call->n_query);
     }
-    *retry = true;
+    object_path(c, &call->path, call->bucket, call->key);
+    call->url = full.failed || !url ? NULL : strbuf_move(&full);
+    strbuf_reset(&full);
+    if (call->body) sigv4_sha256_hex(call->body, call->body_len, call->payload);
+    else memcpy(call->payload, EMPTY_SHA256, sizeof call->payload);
+    if (!call->url || !call->host || call->path.failed) return err_nomem(err, "S3 request");
     return SQE_OK;
 }
 
-/* The delay before retry number a (1-based) of a request, with a little jitter. */
-static long retry_delay(const s3_client *c, int a) {
-    long d = c->backoff_ms;
-    for (int i = 1; i < a && d < 5000; i++) d *= 2;
-    if (d > 5000) d = 5000;
-    return d + (long)(a * 13 % 37);
+static void call_teardown(s3_call *call) {
+    free(call->url);
+    free(call->host);
+    call->url = call->host = NULL;
+    strbuf_reset(&call->path);
+}
+
+/* Signs one attempt of call with a fresh date (the http_client prepare hook) and counts it in
+ * the statistics. */
+static int prepare_attempt(void *ud, http_attempt *a, sqe_error *err) {
+    s3_call *call = ud;
+    s3_client *c = call->c;
+    call->dst_got = 0;
+    call->dst_skip = call->dst_skip0;
+    call->overflow = false;
+    char amz_date[17];
+    sigv4_amz_date(time(NULL), amz_date);
+    sigv4_pair hdr[16];
+    uint32_t nh = 0;
+    hdr[nh++] = (sigv4_pair){"host", call->host};
+    hdr[nh++] = (sigv4_pair){"x-amz-date", amz_date};
+    hdr[nh++] = (sigv4_pair){"x-amz-content-sha256", call->payload};
+    if (call->cred->session_token && *call->cred->session_token)
+        hdr[nh++] = (sigv4_pair){"x-amz-security-token", call->cred->session_token};
+    for (uint32_t i = 0; i < call->n_headers && nh < 16; i++) hdr[nh++] = call->headers[i];
+    sigv4_request rq = {call->method, strbuf_cstr(&call->path), call->query, call->n_query, hdr,
+                        nh, call->payload, c->region, "s3", amz_date};
+    sigv4_result sig = {0};
+    int rc = sigv4_sign(&rq, call->cred, &sig, err);
+    if (rc) return rc;
+    bool ok = true;
+    for (uint32_t i = 0; i < nh && ok; i++) ok = http_attempt_header(a, hdr[i].name, hdr[i].value);
+    if (ok) ok = http_attempt_header(a, "Authorization", sig.authorization);
+    if (ok && call->body) ok = http_attempt_header(a, "Content-Type", "application/octet-stream");
+    sigv4_result_reset(&sig);
+    if (!ok) return err_nomem(err, "S3 request");
+    atomic_fetch_add(&c->requests, 1);
+    atomic_fetch_add(&g_stats.requests[call_kind(call)], 1);
+    if (http_attempt_number(a) > 1) atomic_fetch_add(&g_stats.retries, 1);
+    if (call->body) atomic_fetch_add(&g_stats.bytes_out, call->body_len);
+    return SQE_OK;
+}
+
+/* The HTTP request of call (after call_setup). Every S3 request is retried on the shared rules
+ * (its operations can be repeated: a PUT or a part rewrites the same bytes). */
+static http_request call_request(s3_call *call) {
+    return (http_request){.method = call->method,
+                          .url = call->url,
+                          .body = call->body,
+                          .body_len = call->body_len,
+                          .body_secret = true, /* object data: never logged */
+                          .retry = HTTP_RETRY_YES,
+                          .max_body = call->resp_cap ? call->resp_cap : ERROR_BODY_CAP,
+                          .prepare = prepare_attempt,
+                          .sink = call->dst ? on_body : NULL,
+                          .ud = call};
+}
+
+/* Takes the answer of call from hres (rc: http_client's result) and judges it: SQE_OK on a 2xx
+ * answer, else the error. */
+static int call_finish(s3_call *call, http_response *hres, int rc, sqe_error *err) {
+    atomic_fetch_add(&g_stats.bytes_in, hres->body.len);
+    atomic_fetch_add(&g_stats.connections, (uint64_t)hres->connections);
+    call->status = hres->status;
+    call->attempts = hres->attempts;
+    strbuf_reset(&call->resp);
+    call->resp = hres->body;
+    strbuf_init(&hres->body);
+    const char *etag = http_response_header(hres, "ETag");
+    free(call->etag);
+    call->etag = etag ? strdup(etag) : NULL;
+    const char *cl = http_response_header(hres, "Content-Length");
+    call->content_length = -1;
+    if (cl) {
+        char *e;
+        errno = 0;
+        long long v = strtoll(cl, &e, 10);
+        call->content_length = errno == 0 && *e == '\0' && e != cl && v >= 0 ? v : -1;
+    }
+    if (rc) {
+        if (call->overflow) {
+            char name[1200];
+            object_name(name, sizeof name, call);
+            return err_set(err, SQE_ERR_IO_ERROR, "S3 returned more data than expected for %s",
+                           name);
+        }
+        if (rc == SQE_ERR_IO_ERROR && hres->reason[0]) { /* transport: name the object */
+            char name[1200];
+            object_name(name, sizeof name, call);
+            int a = hres->attempts;
+            return err_set(err, SQE_ERR_IO_ERROR, "S3 %s %s failed after %d attempt%s: %s",
+                           call->method, name, a, a == 1 ? "" : "s", hres->reason);
+        }
+        return rc;
+    }
+    if (call->status >= 200 && call->status < 300) return SQE_OK;
+    rc = status_error(call, err);
+    if (retryable_status(call->status) && call->attempts > 1)
+        err_prefix(err, "after %d attempts", call->attempts);
+    return rc;
 }
 
 /* Performs call with retries; SQE_OK on a 2xx answer. */
@@ -604,24 +469,16 @@ static int call_perform(s3_client *c, const sigv4_credentials *cred, s3_call *ca
     if (!cred || !cred->access_key_id || !*cred->access_key_id || !cred->secret_access_key)
         return err_set(err, SQE_ERR_PERMISSION_DENIED,
                        "No S3 credentials for s3://%s/%s", call->bucket, call->key ? call->key : "");
-    call->h = handle_get(c);
-    if (!call->h) return err_nomem(err, "S3 connection");
     call->dst_skip0 = call->dst_skip;
-    int rc = SQE_OK;
-    for (call->attempt = 1;; call->attempt++) {
-        attempt_reset(call);
-        if (call->attempt > 1) curl_easy_reset(call->h);
-        rc = attempt_setup(c, cred, call, err);
-        if (rc) break;
-        CURLcode cc = curl_easy_perform(call->h);
-        attempt_cleanup(call);
-        bool again;
-        rc = attempt_result(c, call, cc, &again, err);
-        if (rc || !again) break;
-        sleep_ms(retry_delay(c, call->attempt));
+    int rc = call_setup(c, cred, call, err);
+    if (!rc) {
+        http_request req = call_request(call);
+        http_response hres;
+        rc = http_client_send(c->http, &req, &hres, err);
+        rc = call_finish(call, &hres, rc, err);
+        http_response_free(&hres);
     }
-    handle_put(c, call->h);
-    call->h = NULL;
+    call_teardown(call);
     return rc;
 }
 
@@ -682,69 +539,6 @@ int s3_get_range(s3_client *c, const sigv4_credentials *cred, const char *bucket
     return rc;
 }
 
-/* Sends one attempt of every pending call, at most max_parallel at once on the multi handle
- * m (a new one starts as one finishes: a connection limit inside curl would wait on the
- * connections other threads hold in the shared cache). Every curl result lands in its call
- * (cc); every call that was sent has its handle in call->h and is no longer in m afterwards.
- * Fails only when a request cannot be built or curl's multi machinery fails; the transfers
- * already started are finished or removed first. */
-static int multi_round(s3_client *c, const sigv4_credentials *cred, CURLM *m, s3_call *calls,
-                       const bool *pending, uint32_t n, sqe_error *err) {
-    uint32_t next = 0;
-    int active = 0, rc = SQE_OK;
-    for (;;) {
-        while (!rc && active < c->max_parallel && next < n) {
-            if (!pending[next]) {
-                next++;
-                continue;
-            }
-            s3_call *call = &calls[next++];
-            call->attempt++;
-            attempt_reset(call);
-            call->cc = CURLE_OK;
-            if (!(call->h = handle_get(c))) {
-                rc = err_nomem(err, "S3 connection");
-                break;
-            }
-            rc = attempt_setup(c, cred, call, err);
-            if (rc) break;
-            if (curl_multi_add_handle(m, call->h) != CURLM_OK) {
-                rc = err_set(err, SQE_ERR_IO_ERROR, "S3 parallel read of s3://%s/%s: curl multi "
-                             "failed", call->bucket, call->key);
-                break;
-            }
-            call->cc = CURLE_AGAIN; /* in flight */
-            active++;
-        }
-        if (active == 0) break;
-        int running = 0;
-        CURLMcode mc = curl_multi_perform(m, &running);
-        int left;
-        CURLMsg *msg;
-        while ((msg = curl_multi_info_read(m, &left))) {
-            if (msg->msg != CURLMSG_DONE) continue;
-            s3_call *call = NULL;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&call);
-            CURLcode result = msg->data.result;
-            curl_multi_remove_handle(m, msg->easy_handle);
-            if (call) call->cc = result;
-            active--;
-        }
-        if (mc != CURLM_OK) {
-            for (uint32_t i = 0; i < n; i++)
-                if (calls[i].h && calls[i].cc == CURLE_AGAIN) {
-                    curl_multi_remove_handle(m, calls[i].h);
-                    calls[i].cc = CURLE_RECV_ERROR;
-                }
-            if (!rc)
-                rc = err_set(err, SQE_ERR_IO_ERROR, "S3 parallel read: %s", curl_multi_strerror(mc));
-            break;
-        }
-        if (active > 0) curl_multi_poll(m, NULL, 0, 1000, NULL);
-    }
-    return rc;
-}
-
 int s3_get_ranges(s3_client *c, const sigv4_credentials *cred, const char *bucket,
                   const char *key, const s3_range *ranges, uint32_t n, sqe_error *err) {
     if (n == 0) return SQE_OK;
@@ -756,73 +550,66 @@ int s3_get_ranges(s3_client *c, const sigv4_credentials *cred, const char *bucke
     s3_call *calls = calloc(n, sizeof *calls);
     char (*range_text)[64] = calloc(n, sizeof *range_text);
     sigv4_pair *hdrs = calloc(n, sizeof *hdrs);
-    bool *pending = calloc(n, sizeof *pending);
-    CURLM *m = curl_multi_init();
+    uint32_t *idx = calloc(n, sizeof *idx);
+    http_request *reqs = calloc(n, sizeof *reqs);
+    http_response *resps = calloc(n, sizeof *resps);
     int rc = SQE_OK;
-    if (!calls || !range_text || !hdrs || !pending || !m) {
+    uint32_t m = 0; /* calls sent (the non-empty ranges) */
+    if (!calls || !range_text || !hdrs || !idx || !reqs || !resps) {
         rc = err_nomem(err, "S3 parallel read");
         goto out_free;
     }
-    uint32_t n_pending = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        s3_call *call = &calls[i];
-        strbuf_init(&call->resp);
+    for (uint32_t i = 0; i < n && !rc; i++) {
         if (ranges[i].len == 0) continue;
-        snprintf(range_text[i], sizeof range_text[i], "bytes=%llu-%llu",
+        s3_call *call = &calls[m];
+        strbuf_init(&call->resp);
+        snprintf(range_text[m], sizeof range_text[m], "bytes=%llu-%llu",
                  (unsigned long long)ranges[i].off,
                  (unsigned long long)(ranges[i].off + ranges[i].len - 1));
-        hdrs[i] = (sigv4_pair){"range", range_text[i]};
+        hdrs[m] = (sigv4_pair){"range", range_text[m]};
         call->method = "GET";
         call->bucket = bucket;
         call->key = key;
-        call->headers = &hdrs[i];
+        call->headers = &hdrs[m];
         call->n_headers = 1;
         call->dst = ranges[i].buf;
         call->dst_len = ranges[i].len;
-        call->dst_skip0 = ranges[i].off; /* a server that ignores Range: see on_body */
-        pending[i] = true;
-        n_pending++;
+        call->dst_skip0 = call->dst_skip = ranges[i].off; /* a server that ignores Range */
+        idx[m] = i;
+        rc = call_setup(c, cred, call, err);
+        reqs[m] = call_request(call);
+        m++;
     }
-    while (n_pending && !rc) {
-        rc = multi_round(c, cred, m, calls, pending, n, err);
-        long delay = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            s3_call *call = &calls[i];
-            if (!call->h) continue;
-            attempt_cleanup(call);
-            if (!rc && pending[i]) {
-                bool again;
-                sqe_error e;
-                int r = attempt_result(c, call, call->cc, &again, &e);
-                if (!r && !again && call->dst_got != call->dst_len)
-                    r = err_set(&e, SQE_ERR_IO_ERROR,
-                                "Cannot read s3://%s/%s: got %zu of %zu bytes at offset %llu (did "
-                                "it change while reading?)", bucket, key, call->dst_got,
-                                call->dst_len, (unsigned long long)ranges[i].off);
-                if (r) {
-                    rc = r;
-                    if (err) *err = e;
-                } else if (!again) {
-                    pending[i] = false;
-                    n_pending--;
-                } else {
-                    long d = retry_delay(c, call->attempt);
-                    if (d > delay) delay = d;
-                }
-            }
-            handle_put(c, call->h);
-            call->h = NULL;
+    if (!rc) {
+        uint32_t failed = 0;
+        sqe_error e;
+        int r = http_client_send_many(c->http, reqs, resps, m, c->max_parallel, &failed, &e);
+        if (r) { /* a transfer failed: the others were stopped, its error is the answer */
+            rc = call_finish(&calls[failed], &resps[failed], r, err);
+            if (!calls[failed].overflow && err) *err = e;
         }
-        if (!rc && n_pending) sleep_ms(delay);
+        /* else the first failing range by index: an error answer or a short body */
+        for (uint32_t j = 0; j < m && !rc; j++) {
+            rc = call_finish(&calls[j], &resps[j], SQE_OK, err);
+            if (!rc && calls[j].dst_got != calls[j].dst_len)
+                rc = err_set(err, SQE_ERR_IO_ERROR,
+                             "Cannot read s3://%s/%s: got %zu of %zu bytes at offset %llu (did "
+                             "it change while reading?)", bucket, key, calls[j].dst_got,
+                             calls[j].dst_len, (unsigned long long)ranges[idx[j]].off);
+        }
     }
 out_free:
-    if (calls)
-        for (uint32_t i = 0; i < n; i++) call_done(&calls[i]);
-    if (m) curl_multi_cleanup(m);
+    for (uint32_t j = 0; j < m; j++) {
+        call_teardown(&calls[j]);
+        call_done(&calls[j]);
+        http_response_free(&resps[j]);
+    }
     free(calls);
     free(range_text);
     free(hdrs);
-    free(pending);
+    free(idx);
+    free(reqs);
+    free(resps);
     return rc;
 }
 

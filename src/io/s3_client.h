@@ -1,9 +1,9 @@
 /*
- * s3_client.h: an S3 REST client over libcurl: HEAD, ranged GET, PUT, multipart upload,
+ * s3_client.h: an S3 REST client over io/http_client: HEAD, ranged GET, PUT, multipart upload,
  * ListObjectsV2, DELETE and DeleteObjects, signed with SigV4 (sigv4.h).
  *
- * A client holds only the endpoint settings, a pool of curl handles and a curl share object
- * (one keep-alive connection cache for all of them); it holds no credentials. Every operation takes the caller's credentials,
+ * A client holds only the endpoint settings and an http_client (one keep-alive connection pool
+ * for all threads); it holds no credentials. Every operation takes the caller's credentials,
  * so one client can serve many users without ever mixing their keys. All functions are
  * thread-safe.
  *
@@ -91,7 +91,7 @@ int s3_head(s3_client *c, const sigv4_credentials *cred, const char *bucket, con
 /* GET of bytes [off, off+len) into buf; IO_ERROR when fewer bytes come back. */
 int s3_get_range(s3_client *c, const sigv4_credentials *cred, const char *bucket,
                  const char *key, uint64_t off, size_t len, void *buf, sqe_error *err);
-/* GETs of several ranges of one object at once through the curl multi interface (at most
+/* GETs of several ranges of one object at once (http_client_send_many, at most
  * max_parallel connections); each range is retried on its own (s3_get_range's rules) and must
  * come back complete. Ranges may overlap and come in any order; ranges are not merged here
  * (io_s3_object_read_many coalesces). On error the contents of every buf are unspecified and

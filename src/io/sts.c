@@ -3,10 +3,11 @@
  *
  * INTERFACE: io_sts_create, io_sts_destroy, io_sts_identity, io_sts_role (sts.h).
  * NOTES:
- * - HTTP: one libcurl easy handle per call (calls are rare: once per user and credential
- *   lifetime); transport errors, 5xx and Throttling answers are retried twice with backoff
- *   (100 ms, 400 ms). The request is not signed: AssumeRoleWithWebIdentity takes the token as
- *   its credential.
+ * - HTTP: io/http_client, one client per source (pooled connections, TLS verification,
+ *   timeouts, redacted logs; the form body, which holds the token, is never logged). Calls are
+ *   rare (once per user and credential lifetime); connection errors, 5xx and Throttling
+ *   answers are retried twice with backoff. The request is not signed:
+ *   AssumeRoleWithWebIdentity takes the token as its credential.
  * - The answer is read with a small tag scanner (the first <Tag>...</Tag> of each field, XML
  *   entities decoded): AssumeRoleWithWebIdentityResponse carries each credential field once;
  *   error answers carry <Error><Code> and <Message>.
@@ -19,15 +20,14 @@
 #include "io/sts.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/strbuf.h"
+#include "io/http_client.h"
 
 typedef struct sts_entry {
     char *token;
@@ -39,12 +39,10 @@ struct io_sts {
     char *endpoint, *role_arn, *session_name, *s3_endpoint, *s3_region;
     bool s3_path_style;
     int64_t duration_s, timeout_ms;
+    http_client *http;
     pthread_mutex_t lock;
     sts_entry cache[STS_CACHE_ENTRIES];
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 static int64_t wall_ms(void) {
     struct timespec ts;
@@ -82,6 +80,7 @@ void io_sts_destroy(io_sts *s) {
     free(s->session_name);
     free(s->s3_endpoint);
     free(s->s3_region);
+    http_client_destroy(s->http);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -110,6 +109,16 @@ int io_sts_create(const io_sts_config *cfg, io_sts **out, sqe_error *err) {
     s->s3_path_style = cfg->s3_path_style;
     s->duration_s = cfg->duration_s > 0 ? cfg->duration_s : 3600;
     s->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 10000;
+    http_client_config hc = {.name = "STS",
+                             .timeout_ms = (int)s->timeout_ms,
+                             .connect_timeout_ms = (int)s->timeout_ms,
+                             .max_attempts = 3,
+                             .backoff_ms = 100};
+    int rc = http_client_create(&hc, &s->http, err);
+    if (rc) {
+        io_sts_destroy(s);
+        return rc;
+    }
     if (!s->endpoint || !s->role_arn || !s->session_name ||
         (!empty(cfg->s3_endpoint) && !s->s3_endpoint) ||
         (!empty(cfg->s3_region) && !s->s3_region)) {
@@ -189,61 +198,15 @@ static int64_t iso8601_seconds(const char *s) {
 
 /* ---- the call -------------------------------------------------------------------------------- */
 
-typedef struct body_buf {
-    strbuf sb;
-    size_t limit;
-} body_buf;
-
-static size_t on_body(char *p, size_t size, size_t n, void *ud) {
-    body_buf *b = ud;
-    size_t len = size * n;
-    if (b->sb.len + len > b->limit) return 0; /* too large: no STS answer is */
-    strbuf_append(&b->sb, p, len);
-    return b->sb.failed ? 0 : len;
-}
-
 static void sb_wipe(strbuf *sb) {
     if (sb->data) memset(sb->data, 0, sb->len);
     strbuf_reset(sb);
 }
 
-static void body_wipe(body_buf *b) { sb_wipe(&b->sb); }
-
-/* One POST; *status gets the HTTP status (0 when no answer), body the answer. */
-static int post_once(io_sts *s, const char *form, long *status, body_buf *body, sqe_error *err) {
-    CURL *h = curl_easy_init();
-    if (!h) return err_nomem(err, "STS request");
-    char errbuf[CURL_ERROR_SIZE] = "";
-    struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/x-www-form-urlencoded");
-    struct curl_slist *h2 = hdrs ? curl_slist_append(hdrs, "Accept: application/xml") : NULL;
-    if (!h2) {
-        curl_slist_free_all(hdrs);
-        curl_easy_cleanup(h);
-        return err_nomem(err, "STS request");
-    }
-    hdrs = h2;
-    curl_easy_setopt(h, CURLOPT_URL, s->endpoint);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)s->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)s->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, form);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(form));
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, body);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    CURLcode cc = curl_easy_perform(h);
-    *status = 0;
-    if (cc == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-    curl_slist_free_all(hdrs);
-    curl_easy_cleanup(h);
-    if (cc != CURLE_OK)
-        return err_set(err, SQE_ERR_IO_ERROR, "STS %s unreachable: %s", s->endpoint,
-                       *errbuf ? errbuf : curl_easy_strerror(cc));
-    if (body->sb.failed) return err_nomem(err, "STS response");
-    return SQE_OK;
+/* STS answers throttling with a 400 whose body names it: worth another attempt. */
+static bool throttled(void *ud, const http_response *resp) {
+    (void)ud;
+    return resp->status == 400 && strstr(strbuf_cstr(&resp->body), "<Code>Throttling<");
 }
 
 static void form_add(strbuf *sb, const char *name, const char *value) {
@@ -281,7 +244,6 @@ static int answer_error(io_sts *s, long status, const char *xml, const char *tok
 /* Asks STS for token's credentials: *id (new reference) and *refresh_ms. */
 static int assume(io_sts *s, const char *token, io_identity **id, int64_t *refresh_ms,
                   sqe_error *err) {
-    pthread_once(&curl_once, curl_init_once);
     strbuf form;
     strbuf_init(&form);
     char dur[32];
@@ -296,22 +258,20 @@ static int assume(io_sts *s, const char *token, io_identity **id, int64_t *refre
         sb_wipe(&form);
         return err_nomem(err, "STS request");
     }
-    body_buf body = {.limit = 1 << 20};
-    strbuf_init(&body.sb);
-    long status = 0;
-    int rc = SQE_OK;
-    static const useconds_t backoff_us[] = {100000, 400000};
-    for (int attempt = 0;; attempt++) {
-        body_wipe(&body);
-        strbuf_init(&body.sb);
-        rc = post_once(s, strbuf_cstr(&form), &status, &body, err);
-        bool retry = rc == SQE_ERR_IO_ERROR || status >= 500 ||
-                     (status == 400 && strstr(strbuf_cstr(&body.sb), "<Code>Throttling<"));
-        if (!retry || attempt >= 2) break;
-        usleep(backoff_us[attempt]);
-    }
+    http_header hdrs[] = {{"Content-Type", "application/x-www-form-urlencoded"},
+                          {"Accept", "application/xml"}};
+    http_request req = {.method = "POST", .url = s->endpoint, .headers = hdrs, .n_headers = 2,
+                        .body = form.data, .body_len = form.len,
+                        .body_secret = true, /* the web identity token */
+                        .retry = HTTP_RETRY_YES, /* asking twice yields two valid key sets */
+                        .max_body = 1 << 20, .retry_on = throttled};
+    http_response resp;
+    int rc = http_client_send(s->http, &req, &resp, err);
+    if (rc == SQE_ERR_IO_ERROR && resp.reason[0])
+        rc = err_set(err, SQE_ERR_IO_ERROR, "STS %s unreachable: %s", s->endpoint, resp.reason);
+    long status = resp.status;
     sb_wipe(&form);
-    const char *xml = strbuf_cstr(&body.sb);
+    const char *xml = strbuf_cstr(&resp.body);
     if (!rc && (status < 200 || status > 299)) rc = answer_error(s, status, xml, token, err);
     char *key = NULL, *secret = NULL, *session = NULL, *expiration = NULL;
     if (!rc) {
@@ -346,7 +306,8 @@ static int assume(io_sts *s, const char *token, io_identity **id, int64_t *refre
     wipe_free(secret);
     wipe_free(session);
     free(expiration);
-    body_wipe(&body);
+    sb_wipe(&resp.body);
+    http_response_free(&resp);
     return rc;
 }
 

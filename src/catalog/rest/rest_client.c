@@ -3,15 +3,17 @@
  *
  * INTERFACE: rest_client_open, rest_client_close, rest_client_uri, rest_client_request,
  *   rest_response_free, rest_client_http_error, rest_client_oauth2, rest_url_encode, rest_now_ms.
- * NOTES: one curl easy handle per attempt (no connection reuse yet). Idempotent requests are
- * retried on transport errors and on 429/502/503/504 with exponential backoff plus jitter. The
- * circuit breaker opens after breaker_threshold consecutive failures (transport errors or 5xx)
- * and fails requests fast until breaker_cooldown_ms passed; then one request probes it (half
- * open) and a success closes it. Response bodies are capped at REST_MAX_RESPONSE_BYTES.
+ * NOTES: the HTTP exchange is io/http_client's (one client per catalog: pooled keep-alive
+ * connections, TLS verification, timeouts, retries of idempotent requests on connection errors
+ * and 429/5xx with backoff, jitter and Retry-After, redacted logs); this file adds the JSON
+ * bodies, the headers of the Iceberg REST protocol and the breaker. The circuit breaker opens
+ * after breaker_threshold consecutive failed attempts (transport errors or 5xx) and fails
+ * requests fast until breaker_cooldown_ms passed (checked before each attempt); then one request
+ * probes it (half open) and a success closes it. Response bodies are capped at
+ * REST_MAX_RESPONSE_BYTES. OAuth2 form bodies (client secrets) are never logged.
  */
 #include "catalog/rest/rest_client.h"
 
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 
 #include "common/strbuf.h"
+#include "io/http_client.h"
 
 struct rest_client {
     char *uri;
@@ -26,21 +29,13 @@ struct rest_client {
     pthread_mutex_t lock;
     int failures;          /* consecutive */
     int64_t open_until_ms; /* circuit open until then (0 = closed) */
+    http_client *http;     /* connections, retries, timeouts, logs */
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 int64_t rest_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int64_t ms) {
-    if (ms <= 0) return;
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
 }
 
 int rest_client_open(const rest_client_config *cfg, rest_client **out, sqe_error *err) {
@@ -49,7 +44,6 @@ int rest_client_open(const rest_client_config *cfg, rest_client **out, sqe_error
     if (strncmp(cfg->uri, "http://", 7) != 0 && strncmp(cfg->uri, "https://", 8) != 0)
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
                        "REST catalog: uri '%s' must start with http:// or https://", cfg->uri);
-    pthread_once(&curl_once, curl_init_once);
     rest_client *c = calloc(1, sizeof *c);
     if (!c || !(c->uri = strdup(cfg->uri))) {
         free(c);
@@ -66,6 +60,19 @@ int rest_client_open(const rest_client_config *cfg, rest_client **out, sqe_error
     if (c->cfg.backoff_ms <= 0) c->cfg.backoff_ms = 50;
     if (c->cfg.breaker_threshold <= 0) c->cfg.breaker_threshold = 5;
     if (c->cfg.breaker_cooldown_ms <= 0) c->cfg.breaker_cooldown_ms = 10000;
+    http_client_config hc = {.name = "REST catalog",
+                             .timeout_ms = c->cfg.timeout_ms,
+                             .connect_timeout_ms = c->cfg.connect_timeout_ms,
+                             .max_attempts = 1 + c->cfg.max_retries,
+                             .backoff_ms = c->cfg.backoff_ms,
+                             .max_backoff_ms = 2000,
+                             .max_body = REST_MAX_RESPONSE_BYTES};
+    int rc = http_client_create(&hc, &c->http, err);
+    if (rc) {
+        free(c->uri);
+        free(c);
+        return rc;
+    }
     pthread_mutex_init(&c->lock, NULL);
     *out = c;
     return SQE_OK;
@@ -74,6 +81,7 @@ int rest_client_open(const rest_client_config *cfg, rest_client **out, sqe_error
 void rest_client_close(rest_client *c) {
     if (!c) return;
     pthread_mutex_destroy(&c->lock);
+    http_client_destroy(c->http);
     free(c->uri);
     free(c);
 }
@@ -103,122 +111,6 @@ bool rest_url_encode(strbuf *out, const char *s) {
     return !out->failed;
 }
 
-/* ---- one attempt ----------------------------------------------------------------------------- */
-
-typedef struct sink {
-    strbuf body;
-    char *etag;
-    bool too_big;
-} sink;
-
-static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud) {
-    sink *s = ud;
-    size_t n = size * nmemb;
-    if (s->body.len + n > REST_MAX_RESPONSE_BYTES) {
-        s->too_big = true;
-        return 0; /* aborts the transfer */
-    }
-    strbuf_append(&s->body, ptr, n);
-    return s->body.failed ? 0 : n;
-}
-
-static size_t on_header(char *buf, size_t size, size_t nitems, void *ud) {
-    sink *s = ud;
-    size_t n = size * nitems;
-    if (n > 5 && strncasecmp(buf, "etag:", 5) == 0) {
-        size_t i = 5, j = n;
-        while (i < j && (buf[i] == ' ' || buf[i] == '\t')) i++;
-        while (j > i && (buf[j - 1] == '\r' || buf[j - 1] == '\n' || buf[j - 1] == ' ')) j--;
-        free(s->etag);
-        s->etag = strndup(buf + i, j - i);
-    }
-    return n;
-}
-
-/* Performs one HTTP exchange. Returns SQE_OK with *status set, or IO_ERROR (transport). */
-static int attempt(rest_client *c, const rest_request *req, const char *body_text, sink *s,
-                   long *status, sqe_error *err) {
-    CURL *h = curl_easy_init();
-    if (!h) return err_set(err, SQE_ERR_IO_ERROR, "REST catalog %s: cannot create a curl handle", c->uri);
-    strbuf url;
-    strbuf_init(&url);
-    if (strncmp(req->path, "http://", 7) == 0 || strncmp(req->path, "https://", 8) == 0) {
-        strbuf_puts(&url, req->path);
-    } else {
-        strbuf_puts(&url, c->uri);
-        strbuf_puts(&url, req->path);
-    }
-    struct curl_slist *hdrs = NULL;
-    strbuf line;
-    strbuf_init(&line);
-    if (req->token && *req->token) {
-        strbuf_printf(&line, "Authorization: Bearer %s", req->token);
-        hdrs = curl_slist_append(hdrs, strbuf_cstr(&line));
-        strbuf_reset(&line);
-    }
-    if (req->if_none_match) {
-        strbuf_printf(&line, "If-None-Match: %s", req->if_none_match);
-        hdrs = curl_slist_append(hdrs, strbuf_cstr(&line));
-        strbuf_reset(&line);
-    }
-    if (req->delegation) {
-        strbuf_printf(&line, "X-Iceberg-Access-Delegation: %s", req->delegation);
-        hdrs = curl_slist_append(hdrs, strbuf_cstr(&line));
-        strbuf_reset(&line);
-    }
-    hdrs = curl_slist_append(hdrs, req->form ? "Content-Type: application/x-www-form-urlencoded"
-                                             : "Content-Type: application/json");
-    hdrs = curl_slist_append(hdrs, "Accept: application/json");
-    hdrs = curl_slist_append(hdrs, "X-Client-Version: sqe");
-    hdrs = curl_slist_append(hdrs, "Expect:");
-    char errbuf[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(h, CURLOPT_URL, strbuf_cstr(&url));
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)c->cfg.timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->cfg.connect_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, s);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    switch (req->method) {
-    case REST_GET: break;
-    case REST_HEAD: curl_easy_setopt(h, CURLOPT_NOBODY, 1L); break;
-    case REST_DELETE: curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE"); break;
-    case REST_POST:
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body_text ? body_text : "");
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)(body_text ? strlen(body_text) : 0));
-        break;
-    }
-    int rc = SQE_OK;
-    if (url.failed || line.failed) {
-        rc = err_nomem(err, "REST request");
-    } else {
-        CURLcode cc = curl_easy_perform(h);
-        if (req->not_sent)
-            *req->not_sent = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
-                             cc == CURLE_COULDNT_RESOLVE_PROXY;
-        if (cc != CURLE_OK) {
-            if (s->too_big)
-                rc = err_set(err, SQE_ERR_IO_ERROR, "REST catalog %s: response larger than %zu bytes",
-                             c->uri, REST_MAX_RESPONSE_BYTES);
-            else
-                rc = err_set(err, SQE_ERR_IO_ERROR, "REST catalog %s unreachable: %s", c->uri,
-                             *errbuf ? errbuf : curl_easy_strerror(cc));
-        } else {
-            curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-        }
-    }
-    curl_slist_free_all(hdrs);
-    curl_easy_cleanup(h);
-    strbuf_reset(&url);
-    strbuf_reset(&line);
-    return rc;
-}
-
 /* ---- breaker ------------------------------------------------------------------------------- */
 
 static int breaker_check(rest_client *c, sqe_error *err) {
@@ -234,65 +126,98 @@ static int breaker_check(rest_client *c, sqe_error *err) {
     return rc;
 }
 
-static void breaker_note(rest_client *c, bool failed) {
+/* Counts failed_attempts consecutive failures (transport errors or 5xx), then a success when
+ * succeeded. */
+static void breaker_note(rest_client *c, int failed_attempts, bool succeeded) {
     pthread_mutex_lock(&c->lock);
-    if (!failed) {
+    c->failures += failed_attempts;
+    if (succeeded) {
         c->failures = 0;
         c->open_until_ms = 0;
-    } else if (++c->failures >= c->cfg.breaker_threshold) {
+    } else if (c->failures >= c->cfg.breaker_threshold) {
         c->open_until_ms = rest_now_ms() + c->cfg.breaker_cooldown_ms;
     }
     pthread_mutex_unlock(&c->lock);
 }
 
-static bool retryable_status(long st) { return st == 429 || st == 502 || st == 503 || st == 504; }
+/* The circuit is checked again before each retry (prepare hook of the HTTP request). */
+static int prepare_attempt(void *ud, http_attempt *a, sqe_error *err) {
+    (void)a;
+    return breaker_check(ud, err);
+}
+
+static const char *const method_names[] = {"GET", "HEAD", "POST", "DELETE"};
 
 int rest_client_request(rest_client *c, const rest_request *req, rest_response *resp,
                         sqe_error *err) {
     memset(resp, 0, sizeof *resp);
+    if (req->not_sent) *req->not_sent = true;
+    SQE_TRY(breaker_check(c, err));
     char *body_text = NULL;
     if (req->body && !(body_text = json_dumps(req->body, JSON_COMPACT)))
         return err_nomem(err, "REST request body");
     const char *text = req->form ? req->form : body_text;
-    int tries = req->idempotent ? 1 + c->cfg.max_retries : 1;
-    int64_t backoff = c->cfg.backoff_ms;
-    int rc = SQE_OK;
-    for (int i = 0; i < tries; i++) {
-        if (i > 0) {
-            int64_t jitter = (int64_t)(rand() % (int)(backoff / 2 + 1));
-            sleep_ms(backoff + jitter);
-            backoff = backoff * 2 > 2000 ? 2000 : backoff * 2;
-        }
-        if (req->not_sent) *req->not_sent = true;
-        if ((rc = breaker_check(c, err))) break;
-        sink s = {.etag = NULL};
-        strbuf_init(&s.body);
-        long status = 0;
-        rc = attempt(c, req, text, &s, &status, err);
-        bool failed = rc != SQE_OK || status >= 500;
-        if (rc != SQE_ERR_OUT_OF_MEMORY) breaker_note(c, failed);
-        bool again = i + 1 < tries && (rc == SQE_ERR_IO_ERROR || (!rc && retryable_status(status)));
-        if (rc || again) {
-            strbuf_reset(&s.body);
-            free(s.etag);
-            if (again) continue;
-            break;
-        }
-        resp->status = status;
-        resp->etag = s.etag;
-        if (s.body.failed) {
-            rc = err_nomem(err, "REST response");
-        } else if (s.body.len > 0) {
-            json_error_t je;
-            resp->body = json_loadb(s.body.data, s.body.len, JSON_REJECT_DUPLICATES, &je);
-            if (!resp->body && status >= 200 && status < 300)
-                rc = err_set(err, SQE_ERR_IO_ERROR,
-                             "REST catalog %s: invalid JSON in the response to %s: %s", c->uri,
-                             req->path, je.text);
-        }
-        strbuf_reset(&s.body);
-        break;
+    strbuf url, auth;
+    strbuf_init(&url);
+    strbuf_init(&auth);
+    if (strncmp(req->path, "http://", 7) != 0 && strncmp(req->path, "https://", 8) != 0)
+        strbuf_puts(&url, c->uri);
+    strbuf_puts(&url, req->path);
+    http_header h[7];
+    size_t nh = 0;
+    if (req->token && *req->token) {
+        strbuf_printf(&auth, "Bearer %s", req->token);
+        h[nh++] = (http_header){"Authorization", strbuf_cstr(&auth)};
     }
+    if (req->if_none_match) h[nh++] = (http_header){"If-None-Match", req->if_none_match};
+    if (req->delegation) h[nh++] = (http_header){"X-Iceberg-Access-Delegation", req->delegation};
+    h[nh++] = (http_header){"Content-Type", req->form ? "application/x-www-form-urlencoded"
+                                                      : "application/json"};
+    h[nh++] = (http_header){"Accept", "application/json"};
+    h[nh++] = (http_header){"X-Client-Version", "sqe"};
+    http_request hr = {.method = method_names[req->method],
+                       .url = strbuf_cstr(&url),
+                       .headers = h,
+                       .n_headers = nh,
+                       .body = text,
+                       .body_len = text ? strlen(text) : 0,
+                       .body_secret = req->form != NULL, /* OAuth2 client secrets */
+                       .retry = req->idempotent ? HTTP_RETRY_YES : HTTP_RETRY_NO,
+                       .max_body = REST_MAX_RESPONSE_BYTES,
+                       .prepare = prepare_attempt,
+                       .ud = c};
+    if (req->method == REST_POST && !text) hr.body = "", hr.body_len = 0;
+    http_response hres;
+    memset(&hres, 0, sizeof hres);
+    int rc = url.failed || auth.failed ? err_nomem(err, "REST request")
+                                       : http_client_send(c->http, &hr, &hres, err);
+    if (req->not_sent) *req->not_sent = hres.not_sent;
+    if (rc != SQE_ERR_OUT_OF_MEMORY) {
+        /* every attempt that failed (transport or 5xx) counts; a last answer below 500 closes */
+        bool ok = !rc && hres.status < 500;
+        int failed = hres.attempts - (ok ? 1 : 0);
+        if (hres.attempts > 0) breaker_note(c, failed < 0 ? 0 : failed, ok);
+    }
+    if (rc == SQE_ERR_IO_ERROR && hres.reason[0])
+        rc = err_set(err, SQE_ERR_IO_ERROR, "REST catalog %s unreachable: %s", c->uri,
+                     hres.reason);
+    if (!rc) {
+        resp->status = hres.status;
+        const char *etag = http_response_header(&hres, "ETag");
+        if (etag && !(resp->etag = strdup(etag))) rc = err_nomem(err, "REST response");
+    }
+    if (!rc && hres.body.len > 0) {
+        json_error_t je;
+        resp->body = json_loadb(hres.body.data, hres.body.len, JSON_REJECT_DUPLICATES, &je);
+        if (!resp->body && resp->status >= 200 && resp->status < 300)
+            rc = err_set(err, SQE_ERR_IO_ERROR,
+                         "REST catalog %s: invalid JSON in the response to %s: %s", c->uri,
+                         req->path, je.text);
+    }
+    http_response_free(&hres);
+    strbuf_reset(&url);
+    if (auth.data) memset(auth.data, 0, auth.len);
+    strbuf_reset(&auth);
     free(body_text);
     if (rc) rest_response_free(resp);
     return rc;

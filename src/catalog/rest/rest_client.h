@@ -1,7 +1,7 @@
 /*
- * rest_client.h: the HTTP + JSON transport of the Iceberg REST catalog backend: one request at a
- * time per call (libcurl easy handles), JSON bodies (jansson), bearer tokens, retries with
- * exponential backoff for idempotent calls, a circuit breaker per client (per catalog), the REST
+ * rest_client.h: the HTTP + JSON transport of the Iceberg REST catalog backend over io/http_client
+ * (pooled connections, TLS, timeouts, retries with backoff for idempotent calls, redacted logs):
+ * JSON bodies (jansson), bearer tokens, a circuit breaker per client (per catalog), the REST
  * error model (ErrorModel "error": {message, type, code}) mapped to SQE error codes, and the
  * OAuth2 client-credentials token request.
  *
@@ -10,8 +10,8 @@
  * is open; OUT_OF_MEMORY. HTTP error statuses are not errors of rest_client_request: the caller
  * gets the status and maps it with rest_client_http_error.
  *
- * Thread-safety: a rest_client may be used by many threads at once (each request has its own
- * curl handle; the breaker state is under a mutex).
+ * Thread-safety: a rest_client may be used by many threads at once (each request takes its own
+ * pooled connection; the breaker state is under a mutex).
  */
 #ifndef SQE_CATALOG_REST_REST_CLIENT_H
 #define SQE_CATALOG_REST_REST_CLIENT_H
@@ -48,7 +48,7 @@ typedef struct rest_request {
     const char *token;          /* bearer token or NULL */
     const char *if_none_match;  /* ETag to revalidate, or NULL */
     const char *delegation;     /* X-Iceberg-Access-Delegation value, or NULL */
-    bool idempotent;            /* retried on transport errors, 429, 502, 503, 504 */
+    bool idempotent;            /* retried on connection errors, 429, 500, 502, 503, 504 */
     bool *not_sent;             /* optional out: set true when the request failed before any
                                    byte reached the server (connect/resolve failure, circuit
                                    open), false otherwise */
