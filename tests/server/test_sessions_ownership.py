@@ -12,8 +12,9 @@ Starts `sqe serve` ($SQE_BIN, default build/sqe) with the helpers of test_server
 - item 10: another logged-in user's GET of a query's nextUri and its DELETE get 404 (as for an
   unknown query) and do not cancel it; the owner still reads and cancels it;
 - item 14: a Flight bulk ingest (ADBC adbc_ingest, CommandStatementIngest) that fails leaves no
-  table behind when it was to create one, and no rows when it appends to an existing table
-  (rows of more than one INSERT statement, the last of which cannot be stored).
+  table behind when it was to create one, the old table when it was to replace it, and no rows
+  when it appends to an existing table (rows of more than one INSERT statement, the last of
+  which cannot be stored).
 Each check fails on the code before these fixes.
 
 Run: .cache/venv/bin/python -m pytest -q tests/server/test_sessions_ownership.py
@@ -232,6 +233,17 @@ def test_failed_ingest_leaves_no_table_and_no_rows(tmp, cert):
                             "xs": pa.array([[1, 2], [3]], pa.list_(pa.int64()))})
             with pytest.raises(Exception):
                 cur.adbc_ingest("nested_t", bad, mode="create")
+            assert tables(cur) == before
+            # replace: rows that cannot be loaded keep the old table and its rows
+            old = pa.table({"id": pa.array([7, 8, 9], pa.int64()),
+                            "xs": pa.array([[1], [2], [3]], pa.list_(pa.int64()))})
+            assert cur.adbc_ingest("kept", pa.table({"id": pa.array([7, 8, 9], pa.int64())}),
+                                   mode="create") == 3
+            with pytest.raises(Exception):
+                cur.adbc_ingest("kept", old, mode="replace")
+            cur.execute("SELECT sum(id) FROM kept")
+            assert cur.fetchall() == [(24,)]
+            before = sorted(before + ["kept"])
             assert tables(cur) == before
             # append: several statements of rows, the last row does not fit the column
             cur.execute("CREATE TABLE dest (a integer, s varchar)")

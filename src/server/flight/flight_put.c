@@ -239,11 +239,32 @@ static int insert_rows(flight_call *fc, const char *table, arrow_buf *rows, int6
 
 #define INGEST_STMT_BYTES (1u << 20)
 
+/* Creates the staging table of an ingest into name: "<prefix>__sqe_ingest_<random>" (its name
+ * into *staging, NUL-terminated), with name's column types when appending to it (INSERT ...
+ * SELECT does not narrow types as VALUES literals do), else those of the Arrow schema. */
+static int create_staging(flight_call *fc, const arrow_buf *prefix, const arrow_buf *name,
+                          bool append, const arrow_schema *schema, arrow_buf *staging,
+                          sqe_error *err) {
+    char h[40];
+    flight_random_handle(h);
+    staging->len = 0;
+    int rc = prefix->len ? arrow_buf_append(staging, prefix->data, prefix->len, err) : SQE_OK;
+    if (!rc) rc = arrow_buf_append(staging, "\"__sqe_ingest_", 14, err);
+    if (!rc) rc = arrow_buf_append(staging, h, strlen(h), err);
+    if (!rc) rc = arrow_buf_append(staging, "\"", 2, err); /* with NUL */
+    if (rc) return rc;
+    if (append)
+        return run_fmt(fc, NULL, err, "CREATE TABLE %s AS SELECT * FROM %s WHERE false",
+                       (const char *)staging->data, (const char *)name->data);
+    return create_from_schema(fc, (const char *)staging->data, schema, err);
+}
+
 /* Bulk ingest, all or nothing. The stream is read to its end before the target changes: rows
- * that fit one INSERT (about 1 MiB of SQL) are kept in memory; more go to a staging table
- * ("<schema>.__sqe_ingest_<random>") that is copied into the target by one INSERT ... SELECT at
- * the end and always dropped. A table this ingest created is dropped again when loading it
- * fails, so a failed ingest leaves neither a table nor some of its rows. */
+ * that fit one INSERT (about 1 MiB of SQL) are kept in memory; more (or any, when replacing a
+ * table) go to a staging table ("<schema>.__sqe_ingest_<random>") that is copied into the target
+ * by one INSERT ... SELECT at the end and always dropped. A table this ingest created is dropped
+ * again when loading it fails, so a failed ingest leaves neither a table nor some of its rows,
+ * and a replace that cannot load its rows keeps the old table. */
 static int ingest(flight_call *fc, const Arrow__Flight__Protocol__Sql__CommandStatementIngest *q,
                   Arrow__Flight__Protocol__FlightData **first, int64_t *count, sqe_error *err) {
     if (!q->table || !q->table[0])
@@ -288,6 +309,7 @@ static int ingest(flight_call *fc, const Arrow__Flight__Protocol__Sql__CommandSt
     }
     /* The whole stream, into memory or the staging table. */
     bool staged = false;
+    bool replace = exists && exists_opt == 3, append = exists && !replace;
     while (!rc && !eos) {
         for (uint32_t r = 0; !rc && r < vc.count; r++) {
             if (rows.len) rc = arrow_buf_append(&rows, ", ", 2, err);
@@ -298,32 +320,23 @@ static int ingest(flight_call *fc, const Arrow__Flight__Protocol__Sql__CommandSt
             }
             if (!rc) rc = arrow_buf_append(&rows, ")", 1, err);
             if (!rc && rows.len > INGEST_STMT_BYTES) {
-                if (!staged) {
-                    char h[40];
-                    flight_random_handle(h);
-                    if (prefix.len) rc = arrow_buf_append(&staging, prefix.data, prefix.len, err);
-                    if (!rc) rc = arrow_buf_append(&staging, "\"__sqe_ingest_", 14, err);
-                    if (!rc) rc = arrow_buf_append(&staging, h, strlen(h), err);
-                    if (!rc) rc = arrow_buf_append(&staging, "\"", 2, err); /* with NUL */
-                    /* appending: the target's column types (INSERT ... SELECT does not
-                     * narrow types as VALUES literals do); else those of the new table */
-                    if (!rc && exists && exists_opt != 3)
-                        rc = run_fmt(fc, NULL, err, "CREATE TABLE %s AS SELECT * FROM %s WHERE false",
-                                     (const char *)staging.data, (const char *)name.data);
-                    else if (!rc)
-                        rc = create_from_schema(fc, (const char *)staging.data, &ps.schema, err);
-                    staged = !rc;
-                }
+                if (!staged) rc = create_staging(fc, &prefix, &name, append, &ps.schema, &staging, err);
+                staged = !rc;
                 if (!rc) rc = insert_rows(fc, (const char *)staging.data, &rows, NULL, err);
             }
         }
         vec_chunk_destroy(&vc);
         if (!rc) rc = put_next(fc, &ps, first, &vc, &eos, err);
     }
+    /* replacing: the rows must be known to load before the old table goes */
+    if (!rc && !staged && replace && rows.len) {
+        rc = create_staging(fc, &prefix, &name, append, &ps.schema, &staging, err);
+        staged = !rc;
+    }
     if (!rc && staged && rows.len) rc = insert_rows(fc, (const char *)staging.data, &rows, NULL, err);
     /* The stream is complete: now the target. */
     bool created = false;
-    if (!rc && exists && exists_opt == 3) {
+    if (!rc && replace) {
         rc = run_fmt(fc, NULL, err, "DROP TABLE %s", (const char *)name.data);
         exists = false;
     }
