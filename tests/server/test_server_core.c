@@ -478,6 +478,13 @@ static void test_session_revocation_and_close_persisted(void **state) {
     assert_int_equal(session_store_resolve(st, t_ok, &who, NULL, NULL), SQE_OK);
     free(who);
     assert_int_not_equal(session_store_resolve(st, t_close, &who, NULL, NULL), SQE_OK);
+    /* a sweep drops sessions whose credential no longer holds, unused ones too */
+    char *t_unused = NULL;
+    assert_int_equal(session_store_open_cred(st, "ok", &stale, &t_unused, NULL), SQE_OK);
+    assert_int_equal(session_store_count(st), 2);
+    session_store_sweep(st);
+    assert_int_equal(session_store_count(st), 1);
+    free(t_unused);
     session_store_destroy(st);
     free(t_ok);
     free(t_stale);

@@ -15,7 +15,8 @@
  * - Revocation: each session records the credential it was opened with (session_cred); resolve
  *   and save ask the validator (srv_core: the auth chain, which rereads a changed users file)
  *   whether it still holds, so removing a user or changing a password ends their sessions, also
- *   sessions restored after a restart. A refused session is removed and the file rewritten.
+ *   sessions restored after a restart. A refused session is removed and the file rewritten;
+ *   sweeps drop the sessions the validator refuses as well as expired ones.
  * - CloseSession and revocations write the file synchronously (a closed session must not come
  *   back after a crash); other changes wait for the snapshot interval.
  * - One mutex guards the table. Snapshots copy nothing: the file is written under the lock
@@ -184,7 +185,8 @@ static void sweep_locked(session_store *st, int64_t now) {
         sess **pp = &st->buckets[b];
         while (*pp) {
             sess *s = *pp;
-            if (expired(st, s, now)) {
+            if (expired(st, s, now) ||
+                (st->validator && !st->validator(st->validator_ud, s->principal, &s->cred))) {
                 *pp = s->next;
                 st->count--;
                 st->dirty = true;

@@ -85,7 +85,7 @@ void session_store_close(session_store *store, const char *token);
 /* Number of live sessions. */
 uint32_t session_store_count(session_store *store);
 
-/* Removes expired sessions now. */
+/* Removes expired sessions, and those the validator refuses, now. */
 void session_store_sweep(session_store *store);
 
 /* Writes the store to its file now when it changed since the last write (atomic: temporary file
