@@ -57,7 +57,8 @@ done
 
 export PYTHONDONTWRITEBYTECODE=1
 "$python" -m pytest -q -p no:cacheprovider tests/server/test_server.py \
-  tests/server/test_embedded_catalog.py tests/server/test_free_ports.py "$@" | tee "$out/py.log"
+  tests/server/test_embedded_catalog.py tests/server/test_free_ports.py \
+  tests/server/test_sessions_ownership.py "$@" | tee "$out/py.log"
 line="$(grep -E '^server tests: ' "$out/py.log" | tail -1)"
 py_passed=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
 py_failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')

@@ -413,6 +413,87 @@ static void test_session_persistence(void **state) {
     rmdir(dir);
 }
 
+/* A validator that accepts only the credential fingerprint starting with byte 7 for "ok". */
+static bool only_ok(void *ud, const char *principal, const session_cred *cred) {
+    ++*(int *)ud;
+    return !strcmp(principal, "ok") && !strcmp(cred->method, "password") &&
+           cred->fingerprint[0] == 7;
+}
+
+static char *read_text(const char *path) {
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    static char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = 0;
+    return text;
+}
+
+/* Sessions end when their credential no longer holds (item 8) and a close is on disk before
+ * session_store_close returns (item 9), without waiting for the snapshot interval. */
+static void test_session_revocation_and_close_persisted(void **state) {
+    (void)state;
+    char dir[300], file[400];
+    snprintf(dir, sizeof dir, "%s/sessions-rev", tmpdir);
+    snprintf(file, sizeof file, "%s/sessions.json", dir);
+    session_store_options o = store_opts(dir);
+    o.snapshot_interval_ms = 3600 * 1000; /* no snapshot during the test */
+    session_store *st = NULL;
+    assert_int_equal(session_store_create(&o, &st, NULL), SQE_OK);
+    int calls = 0;
+    session_store_set_validator(st, only_ok, &calls);
+    session_cred good = {.method = "password", .fingerprint = {7}};
+    session_cred stale = {.method = "password", .fingerprint = {8}};
+    char *t_ok = NULL, *t_stale = NULL, *t_none = NULL, *t_close = NULL, *who = NULL;
+    assert_int_equal(session_store_open_cred(st, "ok", &good, &t_ok, NULL), SQE_OK);
+    assert_int_equal(session_store_open_cred(st, "ok", &stale, &t_stale, NULL), SQE_OK);
+    assert_int_equal(session_store_open(st, "ok", &t_none, NULL), SQE_OK); /* no credential */
+    assert_int_equal(session_store_open_cred(st, "ok", &good, &t_close, NULL), SQE_OK);
+    assert_int_equal(session_store_flush(st, NULL), SQE_OK);
+    assert_non_null(strstr(read_text(file), "\"credential\""));
+    assert_int_equal(session_store_resolve(st, t_ok, &who, NULL, NULL), SQE_OK);
+    free(who);
+    sqe_error e;
+    assert_int_equal(session_store_resolve(st, t_stale, &who, NULL, &e), AUTH_ERR_UNAUTHENTICATED);
+    assert_non_null(strstr(e.message, "no longer valid"));
+    srv_session_state in = {.catalog = "memory"};
+    assert_int_equal(session_store_save(st, t_none, &in, &e), AUTH_ERR_UNAUTHENTICATED);
+    assert_true(calls >= 3);
+    /* the refused sessions are gone, and so on disk already */
+    assert_int_equal(session_store_count(st), 2);
+    session_store_close(st, t_close);
+    assert_int_equal(session_store_count(st), 1);
+    const char *text = read_text(file);
+    size_t n_sessions = 0;
+    for (const char *p = text; (p = strstr(p, "\"sha256\"")) != NULL; p++) n_sessions++;
+    assert_int_equal(n_sessions, 1);
+    session_store_destroy(st);
+
+    /* restored: the credential comes back with the session and is checked again */
+    st = NULL;
+    assert_int_equal(session_store_create(&o, &st, NULL), SQE_OK);
+    assert_int_equal(session_store_load(st, NULL), SQE_OK);
+    session_store_set_validator(st, only_ok, &calls);
+    assert_int_equal(session_store_resolve(st, t_ok, &who, NULL, NULL), SQE_OK);
+    free(who);
+    assert_int_not_equal(session_store_resolve(st, t_close, &who, NULL, NULL), SQE_OK);
+    /* a sweep drops sessions whose credential no longer holds, unused ones too */
+    char *t_unused = NULL;
+    assert_int_equal(session_store_open_cred(st, "ok", &stale, &t_unused, NULL), SQE_OK);
+    assert_int_equal(session_store_count(st), 2);
+    session_store_sweep(st);
+    assert_int_equal(session_store_count(st), 1);
+    free(t_unused);
+    session_store_destroy(st);
+    free(t_ok);
+    free(t_stale);
+    free(t_none);
+    free(t_close);
+    unlink(file);
+    rmdir(dir);
+}
+
 /* --- limits ------------------------------------------------------------------------------------- */
 
 static void test_limits(void **state) {
@@ -461,6 +542,7 @@ int main(void) {
         cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_session_timeouts),
         cmocka_unit_test(test_session_persistence),
+        cmocka_unit_test(test_session_revocation_and_close_persisted),
         cmocka_unit_test(test_limits),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

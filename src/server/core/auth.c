@@ -3,7 +3,8 @@
  * limiting, the anonymous provider, and the request helpers (Basic credentials, loopback peers).
  *
  * INTERFACE: auth_chain_create, auth_chain_add, auth_chain_count, auth_chain_name,
- *   auth_chain_authenticate, auth_chain_authenticate_principal, auth_chain_destroy,
+ *   auth_chain_authenticate, auth_chain_authenticate_principal, auth_chain_fingerprint,
+ *   auth_chain_destroy,
  *   auth_anonymous_provider, auth_basic_decode, auth_peer_is_loopback, auth_user_name_valid
  *   (auth.h).
  * NOTES:
@@ -290,6 +291,20 @@ int auth_chain_authenticate_principal(auth_chain *chain, const auth_request *req
     return rc;
 }
 
+bool auth_chain_fingerprint(auth_chain *chain, sqe_auth_method method, const char *user,
+                            unsigned char out[32]) {
+    for (uint32_t i = 0; i < chain->n; i++) {
+        auth_provider *p = &chain->providers[i];
+        if (p->method != method) continue;
+        if (!p->fingerprint) {
+            memset(out, 0, 32);
+            return true;
+        }
+        return p->fingerprint(p->state, user, out);
+    }
+    return false;
+}
+
 /* --- anonymous ------------------------------------------------------------------------------ */
 
 static int anonymous_check(void *state, const auth_request *req, char **principal,
@@ -317,5 +332,6 @@ int auth_anonymous_provider(bool loopback_only, auth_provider *out, sqe_error *e
     out->state = loopback_only ? &flag : NULL;
     out->check = anonymous_check;
     out->destroy = NULL;
+    out->fingerprint = NULL;
     return SQE_OK;
 }

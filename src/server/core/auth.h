@@ -50,6 +50,10 @@ typedef struct auth_provider {
     void *state;
     int (*check)(void *state, const auth_request *req, char **principal, sqe_error *err);
     void (*destroy)(void *state);
+    /* The current fingerprint of user's credential (out, 32 bytes; never the secret itself):
+     * true when the provider still knows user. NULL: the provider has no credentials (anonymous)
+     * and accepts any user. Called concurrently. */
+    bool (*fingerprint)(void *state, const char *user, unsigned char out[32]);
 } auth_provider;
 
 typedef struct auth_chain auth_chain;
@@ -75,6 +79,12 @@ int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **p
  * one reference to *out; on error *out is untouched. */
 int auth_chain_authenticate_principal(auth_chain *chain, const auth_request *req,
                                       sqe_principal **out, sqe_error *err);
+
+/* The current credential fingerprint of user as the chain's provider of method sees it (for
+ * sessions: a session lives as long as its fingerprint matches). False when no provider of
+ * method is configured or it does not know user any more (removed from the users file). */
+bool auth_chain_fingerprint(auth_chain *chain, sqe_auth_method method, const char *user,
+                            unsigned char out[32]);
 
 /* Frees the chain and its providers. NULL is ignored. */
 void auth_chain_destroy(auth_chain *chain);

@@ -3,6 +3,9 @@
  * checks: PBKDF2-HMAC-SHA256 (OpenSSL PKCS5_PBKDF2_HMAC) with a random salt per user.
  *
  * INTERFACE: auth_password_provider, auth_password_hash, auth_password_verify (auth.h).
+ *   The provider's fingerprint of a user is SHA-256("sqe-session-credential" NUL user NUL hash
+ *   entry): it changes when the password does and is useless for guessing it (the salt is not
+ *   derivable from it).
  * File format: one "user:$pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>" per line; blank
  *   lines and lines starting with '#' are ignored; a duplicate user is an error.
  * NOTES:
@@ -365,6 +368,31 @@ out:
     return rc;
 }
 
+/* The provider's fingerprint callback: rereads a changed file, then hashes user's entry. */
+static bool pw_fingerprint(void *state, const char *user, unsigned char out[32]) {
+    pw_state *st = state;
+    bool found = false;
+    pthread_mutex_lock(&st->lock);
+    sqe_error e2;
+    if (users_refresh(st, false, &e2) != SQE_OK)
+        fprintf(stderr, "sqe serve: users file not reloaded (keeping the previous users): %s\n",
+                e2.message);
+    for (size_t i = 0; i < st->n_users && !found; i++) {
+        if (strcmp(st->users[i].name, user) != 0) continue;
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        unsigned int len = 32;
+        static const char tag[] = "sqe-session-credential";
+        found = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+                EVP_DigestUpdate(md, tag, sizeof tag) == 1 &&
+                EVP_DigestUpdate(md, user, strlen(user) + 1) == 1 &&
+                EVP_DigestUpdate(md, st->users[i].hash, strlen(st->users[i].hash)) == 1 &&
+                EVP_DigestFinal_ex(md, out, &len) == 1;
+        EVP_MD_CTX_free(md);
+    }
+    pthread_mutex_unlock(&st->lock);
+    return found;
+}
+
 int auth_password_provider(const char *users_file, auth_provider *out, sqe_error *err) {
     if (!users_file || !*users_file)
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "no users file given");
@@ -390,5 +418,6 @@ int auth_password_provider(const char *users_file, auth_provider *out, sqe_error
     out->state = st;
     out->check = pw_check;
     out->destroy = pw_destroy;
+    out->fingerprint = pw_fingerprint;
     return SQE_OK;
 }

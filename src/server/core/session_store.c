@@ -5,12 +5,20 @@
  *
  * INTERFACE: session_store_create, session_store_load, session_store_open,
  *   session_store_resolve, session_store_save, session_store_close, session_store_count,
- *   session_store_sweep, session_store_flush, session_store_destroy (session_store.h);
+ *   session_store_sweep, session_store_flush, session_store_destroy, session_store_open_cred,
+ *   session_store_set_validator (session_store.h);
  *   session_state_copy, sess_free (session_store_int.h).
  * NOTES:
  * - Times are CLOCK_REALTIME milliseconds so a restored session keeps its age across a restart.
  * - Looking a token up hashes it first; the table is then searched by digest, so no comparison
  *   ever touches the token and no timing reveals a prefix of a valid one.
+ * - Revocation: each session records the credential it was opened with (session_cred); resolve
+ *   and save ask the validator (srv_core: the auth chain, which rereads a changed users file)
+ *   whether it still holds, so removing a user or changing a password ends their sessions, also
+ *   sessions restored after a restart. A refused session is removed and the file rewritten;
+ *   sweeps drop the sessions the validator refuses as well as expired ones.
+ * - CloseSession and revocations write the file synchronously (a closed session must not come
+ *   back after a crash); other changes wait for the snapshot interval.
  * - One mutex guards the table. Snapshots copy nothing: the file is written under the lock
  *   (sessions are small, and writes happen at most every snapshot_interval).
  */
@@ -45,6 +53,8 @@ struct session_store {
     bool stopping;
     pthread_t thread;
     bool thread_started;
+    session_validator validator;
+    void *validator_ud;
 };
 
 static int64_t wall_ms(void) {
@@ -132,6 +142,36 @@ static sess *find_locked(session_store *st, const unsigned char digest[32], int6
     return NULL;
 }
 
+static int flush_locked(session_store *st, sqe_error *err);
+
+/* Removes the session of digest (if any) and, with persistence, writes the file now. Lock held. */
+static void remove_persist_locked(session_store *st, const unsigned char digest[32]) {
+    for (sess **pp = &st->buckets[bucket_of(st, digest)]; *pp; pp = &(*pp)->next) {
+        sess *s = *pp;
+        if (memcmp(s->digest, digest, 32) != 0) continue;
+        *pp = s->next;
+        st->count--;
+        st->dirty = true;
+        sess_free(s);
+        break;
+    }
+    sqe_error e;
+    if (st->path && flush_locked(st, &e) != SQE_OK)
+        fprintf(stderr, "sqe serve: cannot save sessions: %s\n", e.message);
+}
+
+/* find_locked, then the validator: a session whose credential no longer holds is removed (and
+ * the removal persisted) and not returned; *revoked tells the two misses apart. Lock held. */
+static sess *find_valid_locked(session_store *st, const unsigned char digest[32], int64_t now,
+                               bool *revoked) {
+    *revoked = false;
+    sess *s = find_locked(st, digest, now);
+    if (!s || !st->validator || st->validator(st->validator_ud, s->principal, &s->cred)) return s;
+    *revoked = true;
+    remove_persist_locked(st, digest);
+    return NULL;
+}
+
 static void insert_locked(session_store *st, sess *s) {
     size_t b = bucket_of(st, s->digest);
     s->next = st->buckets[b];
@@ -145,7 +185,8 @@ static void sweep_locked(session_store *st, int64_t now) {
         sess **pp = &st->buckets[b];
         while (*pp) {
             sess *s = *pp;
-            if (expired(st, s, now)) {
+            if (expired(st, s, now) ||
+                (st->validator && !st->validator(st->validator_ud, s->principal, &s->cred))) {
                 *pp = s->next;
                 st->count--;
                 st->dirty = true;
@@ -300,6 +341,18 @@ int session_store_load(session_store *store, sqe_error *err) {
 
 int session_store_open(session_store *store, const char *principal, char **token,
                        sqe_error *err) {
+    return session_store_open_cred(store, principal, NULL, token, err);
+}
+
+void session_store_set_validator(session_store *store, session_validator fn, void *ud) {
+    pthread_mutex_lock(&store->lock);
+    store->validator = fn;
+    store->validator_ud = ud;
+    pthread_mutex_unlock(&store->lock);
+}
+
+int session_store_open_cred(session_store *store, const char *principal, const session_cred *cred,
+                            char **token, sqe_error *err) {
     unsigned char raw[TOKEN_BYTES];
     if (RAND_bytes(raw, sizeof raw) != 1)
         return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "no random bytes for a session token");
@@ -314,6 +367,8 @@ int session_store_open(session_store *store, const char *principal, char **token
     base64_encode(raw, sizeof raw, true, false, text);
     OPENSSL_cleanse(raw, sizeof raw);
     token_digest(text, s->digest);
+    if (cred) s->cred = *cred;
+    s->cred.method[sizeof s->cred.method - 1] = 0;
     int64_t now = wall_ms();
     s->created_ms = s->last_used_ms = now;
     pthread_mutex_lock(&store->lock);
@@ -336,6 +391,12 @@ static int unknown_token(sqe_error *err) {
     return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid or expired session token");
 }
 
+static int revoked_token(sqe_error *err) {
+    return err_set(err, AUTH_ERR_UNAUTHENTICATED,
+                   "Session ended: the credential that opened it is no longer valid; "
+                   "authenticate again");
+}
+
 int session_store_resolve(session_store *store, const char *token, char **principal,
                           srv_session_state *state, sqe_error *err) {
     if (!token || !*token) return unknown_token(err);
@@ -343,10 +404,11 @@ int session_store_resolve(session_store *store, const char *token, char **princi
     token_digest(token, d);
     int64_t now = wall_ms();
     pthread_mutex_lock(&store->lock);
-    sess *s = find_locked(store, d, now);
+    bool revoked;
+    sess *s = find_valid_locked(store, d, now, &revoked);
     if (!s) {
         pthread_mutex_unlock(&store->lock);
-        return unknown_token(err);
+        return revoked ? revoked_token(err) : unknown_token(err);
     }
     s->last_used_ms = now;
     char *p = strdup(s->principal);
@@ -387,11 +449,12 @@ int session_store_save(session_store *store, const char *token, const srv_sessio
     token_digest(token, d);
     int64_t now = wall_ms();
     pthread_mutex_lock(&store->lock);
-    sess *s = find_locked(store, d, now);
+    bool revoked;
+    sess *s = find_valid_locked(store, d, now, &revoked);
     if (!s) {
         pthread_mutex_unlock(&store->lock);
         srv_session_state_clear(&copy);
-        return unknown_token(err);
+        return revoked ? revoked_token(err) : unknown_token(err);
     }
     srv_session_state_clear(&s->state);
     s->state = copy;
@@ -406,15 +469,7 @@ void session_store_close(session_store *store, const char *token) {
     unsigned char d[32];
     token_digest(token, d);
     pthread_mutex_lock(&store->lock);
-    for (sess **pp = &store->buckets[bucket_of(store, d)]; *pp; pp = &(*pp)->next) {
-        sess *s = *pp;
-        if (memcmp(s->digest, d, 32) != 0) continue;
-        *pp = s->next;
-        store->count--;
-        store->dirty = true;
-        sess_free(s);
-        break;
-    }
+    remove_persist_locked(store, d);
     pthread_mutex_unlock(&store->lock);
 }
 

@@ -10,6 +10,7 @@
 #ifndef SQE_SERVER_CORE_SESSION_STORE_H
 #define SQE_SERVER_CORE_SESSION_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -25,6 +26,19 @@ typedef struct session_store_options {
 } session_store_options;
 
 typedef struct session_store session_store;
+
+/* The credential a session was opened with: how its user logged in and a fingerprint of what
+ * the server checked (for a users-file password: SHA-256 of the user and the file's hash entry,
+ * never the password). method "" = none recorded (sessions saved by older versions). */
+typedef struct session_cred {
+    char method[16];              /* "password", "anonymous", or "" */
+    unsigned char fingerprint[32];
+} session_cred;
+
+/* Says whether the credential a session of principal was opened with is still accepted (the
+ * user still exists, the password did not change). Called with the store's lock held: it must
+ * not call back into the store. */
+typedef bool (*session_validator)(void *ud, const char *principal, const session_cred *cred);
 
 /* Creates an empty store and starts its background thread (sweeps, snapshots). With opts->dir
  * the directory is created (mode 0700) when missing (IO_ERROR when that fails). opts is copied.
@@ -42,6 +56,16 @@ int session_store_load(session_store *store, sqe_error *err);
 int session_store_open(session_store *store, const char *principal, char **token,
                        sqe_error *err);
 
+/* session_store_open recording cred (copied; NULL = none): with a validator set, the session
+ * lives only as long as the validator accepts cred. */
+int session_store_open_cred(session_store *store, const char *principal, const session_cred *cred,
+                            char **token, sqe_error *err);
+
+/* Sets the validator resolve and save consult before they accept a session (NULL = none, every
+ * session is accepted). A session the validator refuses is removed at once (and the removal
+ * persisted) and its token fails with AUTH_ERR_UNAUTHENTICATED. Set it before the store is used. */
+void session_store_set_validator(session_store *store, session_validator fn, void *ud);
+
 /* Resolves token: *principal (malloc'd) and, when state is not NULL, a copy of the saved state
  * (caller clears it with srv_session_state_clear). Refreshes the idle timer. Unknown or expired
  * tokens fail with AUTH_ERR_UNAUTHENTICATED; outputs are untouched then. */
@@ -53,13 +77,15 @@ int session_store_resolve(session_store *store, const char *token, char **princi
 int session_store_save(session_store *store, const char *token, const srv_session_state *state,
                        sqe_error *err);
 
-/* Ends token's session; unknown tokens are ignored. */
+/* Ends token's session; unknown tokens are ignored. With persistence the removal is written to
+ * the file before this returns (a crash right after cannot bring the session back); a failed
+ * write is logged. */
 void session_store_close(session_store *store, const char *token);
 
 /* Number of live sessions. */
 uint32_t session_store_count(session_store *store);
 
-/* Removes expired sessions now. */
+/* Removes expired sessions, and those the validator refuses, now. */
 void session_store_sweep(session_store *store);
 
 /* Writes the store to its file now when it changed since the last write (atomic: temporary file

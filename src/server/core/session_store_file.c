@@ -6,7 +6,10 @@
  *   {"format": "sqe-sessions", "version": 1, "sessions": [
  *     {"sha256": "<64 hex digits of SHA-256(token)>", "principal": "...", "created_ms": N,
  *      "last_used_ms": N, "catalog": "..."|null, "schema": ..., "time_zone": ...,
- *      "properties": [["name", "value"], ...], "prepared": [["name", "sql"], ...]}, ...]}
+ *      "properties": [["name", "value"], ...], "prepared": [["name", "sql"], ...],
+ *      "credential": {"method": "password"|"anonymous", "fingerprint": "<64 hex digits>"}}, ...]}
+ *   "credential" is optional (files of older versions have none: such sessions are refused once a
+ *   validator checks them).
  * NOTES: tokens are never written, only their digests, so a stolen file does not let anyone
  * resume a session. Writes go to "<path>.tmp.<pid>" created with mode 0600, are fsync'ed and
  * renamed over the file, so a crash leaves either the old or the new snapshot. The reader checks
@@ -48,11 +51,20 @@ static json_t *sess_json(const sess *s) {
         json_decref(prep);
         return NULL;
     }
-    return json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "sha256", hex, "principal",
-                     s->principal, "created_ms", (json_int_t)s->created_ms, "last_used_ms",
-                     (json_int_t)s->last_used_ms, "catalog", str_or_null(s->state.catalog),
-                     "schema", str_or_null(s->state.schema), "time_zone",
-                     str_or_null(s->state.time_zone), "properties", props, "prepared", prep);
+    char fp[65];
+    for (int i = 0; i < 32; i++) snprintf(fp + 2 * i, 3, "%02x", s->cred.fingerprint[i]);
+    json_t *cred = json_pack("{s:s, s:s}", "method", s->cred.method, "fingerprint", fp);
+    if (!cred) {
+        json_decref(props);
+        json_decref(prep);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "sha256", hex,
+                     "principal", s->principal, "created_ms", (json_int_t)s->created_ms,
+                     "last_used_ms", (json_int_t)s->last_used_ms, "catalog",
+                     str_or_null(s->state.catalog), "schema", str_or_null(s->state.schema),
+                     "time_zone", str_or_null(s->state.time_zone), "properties", props,
+                     "prepared", prep, "credential", cred);
 }
 
 int session_file_write(const char *path, sess *const *sessions, size_t n, sqe_error *err) {
@@ -139,6 +151,23 @@ static bool read_pairs(json_t *o, const char *key, char ***names, char ***values
     return true;
 }
 
+/* Reads the optional "credential" object into *c (absent: method ""). */
+static bool read_cred(json_t *o, session_cred *c) {
+    json_t *v = json_object_get(o, "credential");
+    if (!v) return true;
+    json_t *m = json_object_get(v, "method"), *f = json_object_get(v, "fingerprint");
+    if (!json_is_object(v) || !json_is_string(m) || json_string_length(m) >= sizeof c->method ||
+        !json_is_string(f) || json_string_length(f) != 64)
+        return false;
+    for (int i = 0; i < 32; i++) {
+        int hi = hex_digit(json_string_value(f)[2 * i]), lo = hex_digit(json_string_value(f)[2 * i + 1]);
+        if (hi < 0 || lo < 0) return false;
+        c->fingerprint[i] = (unsigned char)(hi * 16 + lo);
+    }
+    snprintf(c->method, sizeof c->method, "%s", json_string_value(m));
+    return true;
+}
+
 static sess *sess_from_json(json_t *o) {
     if (!json_is_object(o)) return NULL;
     sess *s = calloc(1, sizeof *s);
@@ -162,7 +191,8 @@ static sess *sess_from_json(json_t *o) {
              read_pairs(o, "properties", &s->state.property_names, &s->state.property_values,
                         &s->state.n_properties) &&
              read_pairs(o, "prepared", &s->state.prepared_names, &s->state.prepared_sql,
-                        &s->state.n_prepared);
+                        &s->state.n_prepared) &&
+             read_cred(o, &s->cred);
     }
     if (!ok) {
         sess_free(s);

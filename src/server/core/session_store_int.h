@@ -11,6 +11,7 @@ typedef struct sess {
     unsigned char digest[32]; /* SHA-256 of the token */
     char *principal;
     srv_session_state state;  /* state.principal unused */
+    session_cred cred;        /* what it was opened with */
     int64_t created_ms;       /* wall clock (survives restarts) */
     int64_t last_used_ms;
     struct sess *next;        /* bucket chain */

@@ -14,12 +14,17 @@
  *   principal (the claimed user, method "bearer") carries the token, which the catalogs forward.
  * - Principals: the chain's providers give the user and the method; a session token gives
  *   method "session" (the session store keeps only the user name).
+ * - Sessions are tied to the credential that opened them (session_store_open_cred): the
+ *   validator re-checks it against the chain on every use, so a user removed from the users
+ *   file, or whose password changed, loses their sessions at the next call (also sessions
+ *   restored after a restart).
  * - Directories: [session] dir "" means <data_dir>/sessions; data_dir is created when needed.
  */
 #include "server/core/srv_core.h"
 #include "server/core/auth_catalog.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +74,50 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
     return auth_chain_authenticate_principal(core->auth, &req, principal, err);
 }
 
+/* The credential a new session of principal is tied to. A principal of method "session" (a
+ * handshake with a live session's token) gets the credential its user logs in with today,
+ * which is the one the live session was just validated against. */
+static int session_credential(srv_core *core, const sqe_principal *principal, session_cred *cred,
+                              sqe_error *err) {
+    static const struct {
+        sqe_auth_method method;
+        const char *name;
+    } kinds[] = {{SQE_AUTH_PASSWORD, "password"}, {SQE_AUTH_ANONYMOUS, "anonymous"}};
+    memset(cred, 0, sizeof *cred);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (principal->method != kinds[i].method && principal->method != SQE_AUTH_SESSION)
+            continue;
+        if (!auth_chain_fingerprint(core->auth, kinds[i].method, principal->user,
+                                    cred->fingerprint))
+            continue;
+        snprintf(cred->method, sizeof cred->method, "%s", kinds[i].name);
+        return SQE_OK;
+    }
+    return err_set(err, AUTH_ERR_UNAUTHENTICATED, "No credential to open a session with");
+}
+
+/* The session store's validator: the session's credential must still be what the chain
+ * accepts for its user (the users file is reread when it changed). */
+static bool session_still_valid(void *ud, const char *user, const session_cred *cred) {
+    srv_core *core = ud;
+    sqe_auth_method method;
+    if (!strcmp(cred->method, "password"))
+        method = SQE_AUTH_PASSWORD;
+    else if (!strcmp(cred->method, "anonymous"))
+        method = SQE_AUTH_ANONYMOUS;
+    else
+        return false; /* none recorded (a session saved by an older version) */
+    unsigned char now[32];
+    return auth_chain_fingerprint(core->auth, method, user, now) &&
+           CRYPTO_memcmp(now, cred->fingerprint, sizeof now) == 0;
+}
+
 static int hook_session_open(void *ud, const sqe_principal *principal, char **token,
                              sqe_error *err) {
-    return session_store_open(((srv_core *)ud)->sessions, principal->user, token, err);
+    srv_core *core = ud;
+    session_cred cred;
+    SQE_TRY(session_credential(core, principal, &cred, err));
+    return session_store_open_cred(core->sessions, principal->user, &cred, token, err);
 }
 
 static int hook_session_resolve(void *ud, const char *token, sqe_principal **principal,
@@ -174,6 +220,7 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
             .sweep_interval_ms = cfg->session.sweep_interval_ms,
         };
         rc = session_store_create(&so, &core->sessions, err);
+        if (!rc) session_store_set_validator(core->sessions, session_still_valid, core);
         if (!rc) {
             sqe_error e2;
             if (session_store_load(core->sessions, &e2) != SQE_OK)

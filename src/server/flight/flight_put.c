@@ -7,10 +7,14 @@
  * data_body = its body), decoded with format/arrow; a malformed message ends the call with
  * INVALID_ARGUMENT and nothing is written. Ingest creates the table (CREATE TABLE from the Arrow
  * schema's SQE types) and appends rows with INSERT ... VALUES of typed literals, about 1 MiB of
- * SQL per statement, so it works on every catalog that supports INSERT. Nested values (arrays,
+ * SQL per statement, so it works on every catalog that supports INSERT. An ingest lands whole or
+ * not at all: the stream is read to its end before the target changes, more than one statement
+ * of rows is staged in a scratch table and copied by one INSERT ... SELECT, and a table the
+ * ingest created is dropped when loading it fails. Nested values (arrays,
  * maps, rows) cannot be ingested this way yet (the statement fails with the engine's error).
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,24 +192,100 @@ static int append_ident(arrow_buf *b, const char *name, sqe_error *err) {
     return arrow_buf_append(b, "\"", 1, err);
 }
 
+/* Runs the statement printf(fmt, ...) to completion (count may be NULL). */
+static int run_fmt(flight_call *fc, int64_t *count, sqe_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int run_fmt(flight_call *fc, int64_t *count, sqe_error *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *sql = NULL;
+    int n = vasprintf(&sql, fmt, ap);
+    va_end(ap);
+    if (n < 0) return err_nomem(err, "ingest");
+    int64_t dummy = 0;
+    int rc = run_update(fc, sql, NULL, 0, count ? count : &dummy, err);
+    free(sql);
+    return rc;
+}
+
+/* CREATE TABLE table (columns of the Arrow schema). */
+static int create_from_schema(flight_call *fc, const char *table, const arrow_schema *schema,
+                              sqe_error *err) {
+    arrow_buf cols;
+    arrow_buf_init(&cols);
+    int rc = SQE_OK;
+    for (uint32_t i = 0; !rc && i < schema->n_cols; i++) {
+        char tn[256];
+        type_format(schema->cols[i].type, tn, sizeof tn);
+        if (i) rc = arrow_buf_append(&cols, ", ", 2, err);
+        if (!rc) rc = append_ident(&cols, schema->cols[i].name, err);
+        if (!rc) rc = arrow_buf_append(&cols, " ", 1, err);
+        if (!rc) rc = arrow_buf_append(&cols, tn, strlen(tn), err);
+    }
+    if (!rc) rc = arrow_buf_append(&cols, "", 1, err);
+    if (!rc) rc = run_fmt(fc, NULL, err, "CREATE TABLE %s (%s)", table, (const char *)cols.data);
+    arrow_buf_reset(&cols);
+    return rc;
+}
+
+/* INSERT INTO table VALUES <rows> (rows: the row list, rows->len bytes, not terminated). */
+static int insert_rows(flight_call *fc, const char *table, arrow_buf *rows, int64_t *count,
+                       sqe_error *err) {
+    SQE_TRY(arrow_buf_append(rows, "", 1, err));
+    int rc = run_fmt(fc, count, err, "INSERT INTO %s VALUES %s", table, (const char *)rows->data);
+    rows->len = 0;
+    return rc;
+}
+
+#define INGEST_STMT_BYTES (1u << 20)
+
+/* Creates the staging table of an ingest into name: "<prefix>__sqe_ingest_<random>" (its name
+ * into *staging, NUL-terminated), with name's column types when appending to it (INSERT ...
+ * SELECT does not narrow types as VALUES literals do), else those of the Arrow schema. */
+static int create_staging(flight_call *fc, const arrow_buf *prefix, const arrow_buf *name,
+                          bool append, const arrow_schema *schema, arrow_buf *staging,
+                          sqe_error *err) {
+    char h[40];
+    flight_random_handle(h);
+    staging->len = 0;
+    int rc = prefix->len ? arrow_buf_append(staging, prefix->data, prefix->len, err) : SQE_OK;
+    if (!rc) rc = arrow_buf_append(staging, "\"__sqe_ingest_", 14, err);
+    if (!rc) rc = arrow_buf_append(staging, h, strlen(h), err);
+    if (!rc) rc = arrow_buf_append(staging, "\"", 2, err); /* with NUL */
+    if (rc) return rc;
+    if (append)
+        return run_fmt(fc, NULL, err, "CREATE TABLE %s AS SELECT * FROM %s WHERE false",
+                       (const char *)staging->data, (const char *)name->data);
+    return create_from_schema(fc, (const char *)staging->data, schema, err);
+}
+
+/* Bulk ingest, all or nothing. The stream is read to its end before the target changes: rows
+ * that fit one INSERT (about 1 MiB of SQL) are kept in memory; more (or any, when replacing a
+ * table) go to a staging table ("<schema>.__sqe_ingest_<random>") that is copied into the target
+ * by one INSERT ... SELECT at the end and always dropped. A table this ingest created is dropped
+ * again when loading it fails, so a failed ingest leaves neither a table nor some of its rows,
+ * and a replace that cannot load its rows keeps the old table. */
 static int ingest(flight_call *fc, const Arrow__Flight__Protocol__Sql__CommandStatementIngest *q,
                   Arrow__Flight__Protocol__FlightData **first, int64_t *count, sqe_error *err) {
     if (!q->table || !q->table[0])
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "ingest needs a table name");
     if (q->temporary) return err_set(err, SQE_ERR_NOT_SUPPORTED, "temporary tables are not supported");
     if (q->_transaction_id_case) return err_set(err, SQE_ERR_NOT_SUPPORTED, "transactions are not supported");
-    arrow_buf name, sql;
+    arrow_buf prefix, name, staging, rows;
+    arrow_buf_init(&prefix);
     arrow_buf_init(&name);
-    arrow_buf_init(&sql);
+    arrow_buf_init(&staging);
+    arrow_buf_init(&rows);
     int rc = SQE_OK;
     if (q->_catalog_case && q->catalog && q->catalog[0]) {
-        rc = append_ident(&name, q->catalog, err);
-        if (!rc) rc = arrow_buf_append(&name, ".", 1, err);
+        rc = append_ident(&prefix, q->catalog, err);
+        if (!rc) rc = arrow_buf_append(&prefix, ".", 1, err);
     }
     if (!rc && q->_schema_case && q->schema && q->schema[0]) {
-        rc = append_ident(&name, q->schema, err);
-        if (!rc) rc = arrow_buf_append(&name, ".", 1, err);
+        rc = append_ident(&prefix, q->schema, err);
+        if (!rc) rc = arrow_buf_append(&prefix, ".", 1, err);
     }
+    if (!rc && prefix.len) rc = arrow_buf_append(&name, prefix.data, prefix.len, err);
     if (!rc) rc = append_ident(&name, q->table, err);
     if (!rc) rc = arrow_buf_append(&name, "", 1, err); /* NUL */
     int not_exist = q->table_definition_options ? q->table_definition_options->if_not_exist : 0;
@@ -213,76 +293,71 @@ static int ingest(flight_call *fc, const Arrow__Flight__Protocol__Sql__CommandSt
     put_stream ps;
     memset(&ps, 0, sizeof ps);
     vec_chunk vc;
+    memset(&vc, 0, sizeof vc);
     bool eos = false;
     /* First batch (or end) so the schema is known. */
     if (!rc) rc = put_next(fc, &ps, first, &vc, &eos, err);
     if (!rc && !ps.has_schema) rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "ingest without an Arrow schema");
     bool exists = false;
     if (!rc) {
-        char probe[2200];
-        snprintf(probe, sizeof probe, "SELECT * FROM %s WHERE false", (const char *)name.data);
-        int64_t dummy = 0;
         sqe_error e2;
-        exists = run_update(fc, probe, NULL, 0, &dummy, &e2) == SQE_OK;
+        exists = run_fmt(fc, NULL, &e2, "SELECT * FROM %s WHERE false", (const char *)name.data) == SQE_OK;
         if (exists && (exists_opt == 0 || exists_opt == 1))
             rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "table %s already exists", (const char *)name.data);
         else if (!exists && not_exist == 2)
             rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "table %s does not exist", (const char *)name.data);
-        if (!rc && exists && exists_opt == 3) {
-            snprintf(probe, sizeof probe, "DROP TABLE %s", (const char *)name.data);
-            rc = run_update(fc, probe, NULL, 0, &dummy, err);
-            exists = false;
-        }
-        if (!rc && !exists) {
-            sql.len = 0;
-            rc = arrow_buf_append(&sql, "CREATE TABLE ", 13, err);
-            if (!rc) rc = arrow_buf_append(&sql, name.data, name.len - 1, err);
-            if (!rc) rc = arrow_buf_append(&sql, " (", 2, err);
-            for (uint32_t i = 0; !rc && i < ps.schema.n_cols; i++) {
-                char tn[256];
-                type_format(ps.schema.cols[i].type, tn, sizeof tn);
-                if (i) rc = arrow_buf_append(&sql, ", ", 2, err);
-                if (!rc) rc = append_ident(&sql, ps.schema.cols[i].name, err);
-                if (!rc) rc = arrow_buf_append(&sql, " ", 1, err);
-                if (!rc) rc = arrow_buf_append(&sql, tn, strlen(tn), err);
-            }
-            if (!rc) rc = arrow_buf_append(&sql, ")", 2, err); /* with NUL */
-            if (!rc) rc = run_update(fc, (const char *)sql.data, NULL, 0, &dummy, err);
-        }
     }
-    sql.len = 0;
+    /* The whole stream, into memory or the staging table. */
+    bool staged = false;
+    bool replace = exists && exists_opt == 3, append = exists && !replace;
     while (!rc && !eos) {
         for (uint32_t r = 0; !rc && r < vc.count; r++) {
-            if (sql.len == 0) {
-                rc = arrow_buf_append(&sql, "INSERT INTO ", 12, err);
-                if (!rc) rc = arrow_buf_append(&sql, name.data, name.len - 1, err);
-                if (!rc) rc = arrow_buf_append(&sql, " VALUES ", 8, err);
-            } else {
-                rc = arrow_buf_append(&sql, ", ", 2, err);
-            }
-            if (!rc) rc = arrow_buf_append(&sql, "(", 1, err);
+            if (rows.len) rc = arrow_buf_append(&rows, ", ", 2, err);
+            if (!rc) rc = arrow_buf_append(&rows, "(", 1, err);
             for (uint32_t c = 0; !rc && c < vc.n_cols; c++) {
-                if (c) rc = arrow_buf_append(&sql, ", ", 2, err);
-                if (!rc) rc = append_literal(&sql, &vc, (int)c, r, err);
+                if (c) rc = arrow_buf_append(&rows, ", ", 2, err);
+                if (!rc) rc = append_literal(&rows, &vc, (int)c, r, err);
             }
-            if (!rc) rc = arrow_buf_append(&sql, ")", 1, err);
-            if (!rc && sql.len > (1u << 20)) {
-                rc = arrow_buf_append(&sql, "", 1, err);
-                if (!rc) rc = run_update(fc, (const char *)sql.data, NULL, 0, count, err);
-                sql.len = 0;
+            if (!rc) rc = arrow_buf_append(&rows, ")", 1, err);
+            if (!rc && rows.len > INGEST_STMT_BYTES) {
+                if (!staged) rc = create_staging(fc, &prefix, &name, append, &ps.schema, &staging, err);
+                staged = !rc;
+                if (!rc) rc = insert_rows(fc, (const char *)staging.data, &rows, NULL, err);
             }
         }
         vec_chunk_destroy(&vc);
         if (!rc) rc = put_next(fc, &ps, first, &vc, &eos, err);
     }
-    if (!rc && sql.len) {
-        rc = arrow_buf_append(&sql, "", 1, err);
-        if (!rc) rc = run_update(fc, (const char *)sql.data, NULL, 0, count, err);
+    /* replacing: the rows must be known to load before the old table goes */
+    if (!rc && !staged && replace && rows.len) {
+        rc = create_staging(fc, &prefix, &name, append, &ps.schema, &staging, err);
+        staged = !rc;
     }
+    if (!rc && staged && rows.len) rc = insert_rows(fc, (const char *)staging.data, &rows, NULL, err);
+    /* The stream is complete: now the target. */
+    bool created = false;
+    if (!rc && replace) {
+        rc = run_fmt(fc, NULL, err, "DROP TABLE %s", (const char *)name.data);
+        exists = false;
+    }
+    if (!rc && !exists) {
+        rc = create_from_schema(fc, (const char *)name.data, &ps.schema, err);
+        created = !rc;
+    }
+    if (!rc && staged)
+        rc = run_fmt(fc, count, err, "INSERT INTO %s SELECT * FROM %s", (const char *)name.data,
+                     (const char *)staging.data);
+    else if (!rc && rows.len)
+        rc = insert_rows(fc, (const char *)name.data, &rows, count, err);
+    sqe_error e3;
+    if (rc && created) run_fmt(fc, NULL, &e3, "DROP TABLE %s", (const char *)name.data);
+    if (staged) run_fmt(fc, NULL, &e3, "DROP TABLE %s", (const char *)staging.data);
     if (!eos) vec_chunk_destroy(&vc);
     put_stream_close(&ps);
+    arrow_buf_reset(&prefix);
     arrow_buf_reset(&name);
-    arrow_buf_reset(&sql);
+    arrow_buf_reset(&staging);
+    arrow_buf_reset(&rows);
     return rc;
 }
 

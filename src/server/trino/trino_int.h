@@ -102,12 +102,17 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
                        trino_reply *reply);
 
 /* Serves GET nextUri: query id, slug and token from the path. Waits up to max_wait_ms for the
- * next page. Unknown id or slug: 404; a token that is neither the last one nor the next: 410. */
+ * next page. Unknown id or slug: 404; a token that is neither the last one nor the next: 410.
+ * caller is the request's authenticated principal (NULL without hooks; borrowed): a query an
+ * authenticated user submitted answers only that user, others get the same 404 as for an
+ * unknown query (no admin exception: users-file principals carry no roles yet). */
 int trino_query_fetch(trino_registry *reg, const char *id, const char *slug, uint64_t token,
-                      const char *base_uri, trino_reply *reply);
+                      const sqe_principal *caller, const char *base_uri, trino_reply *reply);
 
-/* Serves DELETE nextUri: cancels the query (204), 404 when unknown. */
-int trino_query_cancel(trino_registry *reg, const char *id, const char *slug, trino_reply *reply);
+/* Serves DELETE nextUri: cancels the query (204), 404 when unknown or another user's (caller as
+ * for trino_query_fetch). */
+int trino_query_cancel(trino_registry *reg, const char *id, const char *slug,
+                       const sqe_principal *caller, trino_reply *reply);
 
 /* Refuses new statements from now on. */
 void trino_registry_set_draining(trino_registry *reg);

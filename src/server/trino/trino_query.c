@@ -36,6 +36,9 @@
  *   draining server answers 503.
  * - Locks: the registry lock protects the list, counters and reference counts; each query's lock
  *   protects its state. Order: registry before query, never the other way.
+ * - Ownership: nextUri GETs and DELETEs of a query an authenticated user submitted are served
+ *   to that user only; anyone else gets the 404 of an unknown query (nothing tells them it
+ *   exists). Anonymous queries (a claimed name only) stay reachable through their URI.
  * - Cancel: DELETE stops paging at once and the worker at its next chunk; a long-running engine
  *   call stops between chunks through the connection's cancel flag (sqe_conn_set_cancel_flag).
  */
@@ -488,16 +491,29 @@ static trino_query *list_find(const query_list *l, const char *id) {
     return q;
 }
 
-/* Finds a query by id and slug (open or retained; a retained one becomes the most recently
- * used) and takes a reference; NULL when unknown. */
-static trino_query *query_find(trino_registry *reg, const char *id, const char *slug) {
+/* Whether caller may see q: a query submitted by an authenticated user (password, session,
+ * bearer) belongs to that user alone; one submitted without a credential (anonymous mode, a
+ * server without hooks: the user is only a claimed name) to whoever holds its URI. */
+static bool owned_by(const trino_query *q, const sqe_principal *caller) {
+    const sqe_principal *owner = q->req.principal;
+    if (!owner || owner->method == SQE_AUTH_NONE || owner->method == SQE_AUTH_ANONYMOUS)
+        return true;
+    return caller && caller->method != SQE_AUTH_NONE && caller->method != SQE_AUTH_ANONYMOUS &&
+           strcmp(caller->user, owner->user) == 0;
+}
+
+/* Finds caller's query by id and slug (open or retained; a retained one becomes the most
+ * recently used) and takes a reference; NULL when unknown or another user's. */
+static trino_query *query_find(trino_registry *reg, const char *id, const char *slug,
+                               const sqe_principal *caller) {
     pthread_mutex_lock(&reg->lock);
     trino_query *q = list_find(&reg->open, id);
-    if (!q && (q = list_find(&reg->retained, id)) != NULL && strcmp(q->slug, slug) == 0) {
+    if (!q) q = list_find(&reg->retained, id);
+    if (q && (strcmp(q->slug, slug) != 0 || !owned_by(q, caller))) q = NULL;
+    if (q && q->in == &reg->retained) {
         list_remove(q);
         list_append(&reg->retained, q);
     }
-    if (q && strcmp(q->slug, slug) != 0) q = NULL;
     if (q) q->refs++;
     pthread_mutex_unlock(&reg->lock);
     return q;
@@ -1296,8 +1312,8 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
 }
 
 int trino_query_fetch(trino_registry *reg, const char *id, const char *slug, uint64_t token,
-                      const char *base_uri, trino_reply *reply) {
-    trino_query *q = query_find(reg, id, slug);
+                      const sqe_principal *caller, const char *base_uri, trino_reply *reply) {
+    trino_query *q = query_find(reg, id, slug, caller);
     if (!q) return trino_reply_set(reply, 404, "text/plain; charset=utf-8", "Query not found");
     pthread_mutex_lock(&q->lock);
     q->last_access_ms = now_ms();
@@ -1357,8 +1373,9 @@ int trino_query_fetch(trino_registry *reg, const char *id, const char *slug, uin
     return rc;
 }
 
-int trino_query_cancel(trino_registry *reg, const char *id, const char *slug, trino_reply *reply) {
-    trino_query *q = query_find(reg, id, slug);
+int trino_query_cancel(trino_registry *reg, const char *id, const char *slug,
+                       const sqe_principal *caller, trino_reply *reply) {
+    trino_query *q = query_find(reg, id, slug, caller);
     if (!q) return trino_reply_set(reply, 404, "text/plain; charset=utf-8", "Query not found");
     pthread_mutex_lock(&q->lock);
     q->last_access_ms = now_ms();

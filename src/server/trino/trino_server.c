@@ -550,7 +550,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (is_head) return send_text(c, 200, "");
         return send_text(c, 405, "Method not allowed");
     }
-    sqe_principal_unref(principal);
     const char *rest = NULL;
     if (!strncmp(url, "/v1/statement/queued/", 21))
         rest = url + 21;
@@ -559,22 +558,27 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (rest) {
         char id[64], slug[64];
         uint64_t token;
-        if (!parse_query_path(rest, id, sizeof id, slug, sizeof slug, &token))
+        if (!parse_query_path(rest, id, sizeof id, slug, sizeof slug, &token)) {
+            sqe_principal_unref(principal);
             return send_text(c, 404, "Not found");
+        }
         trino_reply r;
         memset(&r, 0, sizeof r);
         if (is_get) {
             char base[320];
             base_uri(srv, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), base,
                      sizeof base);
-            trino_query_fetch(srv->reg, id, slug, token, base, &r);
+            trino_query_fetch(srv->reg, id, slug, token, principal, base, &r);
         } else if (is_delete) {
-            trino_query_cancel(srv->reg, id, slug, &r);
+            trino_query_cancel(srv->reg, id, slug, principal, &r);
         } else {
+            sqe_principal_unref(principal);
             return send_text(c, 405, "Method not allowed");
         }
+        sqe_principal_unref(principal);
         return send_reply(c, &r);
     }
+    sqe_principal_unref(principal);
     return send_text(c, 404, "Not found");
 }
 
