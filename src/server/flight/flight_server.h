@@ -39,6 +39,24 @@ typedef struct flight_server_options {
                                      without completing a request. Default 3600000, the idle
                                      time after which an anonymous session (keyed by its
                                      connection) may be dropped anyway */
+    uint32_t max_streams_per_user;/* DoGet result streams one user may have open at once; more
+                                     fail with RESOURCE_EXHAUSTED naming the limit. Default
+                                     (0) a quarter of threads, at least 1. Streams of all users
+                                     together never take more than threads - threads / 4
+                                     workers, so other calls always find one */
+    uint32_t stream_idle_ms;      /* a call whose client takes no message for this long (flow
+                                     control: it stopped reading) is cancelled with
+                                     DEADLINE_EXCEEDED and its worker freed; default 300000,
+                                     UINT32_MAX = never */
+    size_t max_header_bytes;      /* largest request header frame (gRPC metadata; gRPC 1.51
+                                     checks it per HEADERS / CONTINUATION frame, not per
+                                     block) a client may send; default 16 KiB, at least 1 KiB */
+    size_t transport_memory_bytes;/* memory gRPC may buffer for all connections together (read
+                                     buffers, calls, request headers being parsed): beyond it
+                                     gRPC resets streams and closes connections, which bounds
+                                     a header block continued forever (CONTINUATION flood).
+                                     Default 256 MiB, at least 4 MiB; leave room for a few
+                                     max_receive_bytes messages being received */
     const char *tls_cert_path;    /* PEM certificate chain; NULL (with tls_key_path NULL) =
                                      plaintext */
     const char *tls_key_path;     /* PEM private key */
