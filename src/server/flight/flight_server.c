@@ -12,6 +12,11 @@
  * flight_call_poll_cancel between engine chunks) and sets the call's cancel target, which is the
  * engine's cancel flag of the running query. Shutdown: grpc_server_shutdown_and_notify plus
  * cancel_all_calls make every pending request fail, so the workers fall out of their loops.
+ * A send gRPC has not taken within opts.stream_idle_ms (the client stopped reading) cancels the
+ * call, and DoGet streams take a per-user and a total slot, so stalled readers never hold every
+ * worker. A gRPC resource quota (opts.transport_memory_bytes) bounds what the transport buffers,
+ * which is what holds against header blocks continued forever (gRPC 1.51 checks its metadata
+ * limit per frame).
  * Authentication follows Flight's Handshake: Basic credentials in the Handshake's
  * `authorization` header give a bearer token in the response headers, and every later call must
  * carry `authorization: Bearer <token>` (resolved through srv_hooks). A bearer token that is no

@@ -5,7 +5,9 @@
  * The server runs on the gRPC C core with generic (unregistered) methods: a pool of worker
  * threads, each with its own completion queue, takes one call at a time and serves it to the end
  * (a DoGet stream sends a batch, waits until gRPC took it, then pulls the next chunk from the
- * engine, so a slow client slows the query instead of filling memory). Flight SQL commands are
+ * engine, so a slow client slows the query instead of filling memory; a client that stops
+ * reading is cancelled after stream_idle_ms, and DoGet streams are capped per user and in
+ * total so stalled readers cannot take every worker). Flight SQL commands are
  * protobuf messages packed in google.protobuf.Any (proto/flight_sql.proto). Authentication,
  * session tokens and admission go through srv_hooks. See src/server/flight/README.md.
  */
