@@ -163,7 +163,7 @@ static const config_key keys[] = {
          "Arrow IPC buffer compression of Flight results (when the client accepts it). Not yet "
          "supported: only none."),
     SIZE("coordinator", "flight_transport_memory", F(coordinator.flight_transport_memory),
-         "256MiB", 4 * MIB, 16 * GIB, NULL,
+         "64MiB", 4 * MIB, 16 * GIB, NULL,
          "Memory the Flight SQL port's gRPC transport may buffer for all connections together "
          "(request headers being parsed, messages being received); beyond it streams are reset "
          "and connections closed."),

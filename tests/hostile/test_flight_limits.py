@@ -202,9 +202,10 @@ def test_flight_continuation_flood_is_bounded(flood_server):
     assert closed, "the server kept the flooding connection open"
     # RST_STREAM(ENHANCE_YOUR_CALM) or GOAWAY: the server ended it, not a broken socket
     assert any(ft in (3, 7) for ft, _, _, _ in frames), frames
-    # the quota bounds what gRPC buffers; parsed metadata costs a few times the accounted
-    # bytes under ASan: growth stays within 12x the quota (before: ~3.5x the bytes sent)
-    assert growth_mib < 12 * QUOTA_MIB, f"RSS grew by {growth_mib:.0f} MiB"
+    # the quota bounds what gRPC accounts; parsed metadata costs several times that under ASan,
+    # and gRPC parses on until its reclaimer runs: +52..89 MiB seen for the 8 MiB quota, so the
+    # bound is 20x the quota (before the fix: +397 MiB for the 100 MiB sent, ~4x the bytes)
+    assert growth_mib < 20 * QUOTA_MIB, f"RSS grew by {growth_mib:.0f} MiB"
     assert srv.alive()
     flight_ok(srv)
 

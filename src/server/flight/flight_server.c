@@ -55,7 +55,7 @@ void flight_server_options_init(flight_server_options *opts) {
     opts->max_idle_ms = 3600000;
     opts->stream_idle_ms = 300000;
     opts->max_header_bytes = 16u << 10;
-    opts->transport_memory_bytes = (size_t)256 << 20;
+    opts->transport_memory_bytes = (size_t)64 << 20;
 }
 
 uint16_t flight_server_port(const flight_server *srv) { return srv->port; }
@@ -790,7 +790,7 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
     if (!srv->opts.max_header_bytes) srv->opts.max_header_bytes = 16u << 10;
     if (srv->opts.max_header_bytes < 1024) srv->opts.max_header_bytes = 1024;
     if (srv->opts.max_header_bytes > (16u << 20)) srv->opts.max_header_bytes = 16u << 20;
-    if (!srv->opts.transport_memory_bytes) srv->opts.transport_memory_bytes = (size_t)256 << 20;
+    if (!srv->opts.transport_memory_bytes) srv->opts.transport_memory_bytes = (size_t)64 << 20;
     if (srv->opts.transport_memory_bytes < (4u << 20)) srv->opts.transport_memory_bytes = 4u << 20;
     srv->n_workers = srv->opts.threads;
     srv->streams_max_total = srv->n_workers - srv->n_workers / 4;

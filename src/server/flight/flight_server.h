@@ -57,7 +57,7 @@ typedef struct flight_server_options {
                                      buffers, calls, request headers being parsed): beyond it
                                      gRPC resets streams and closes connections, which bounds
                                      a header block continued forever (CONTINUATION flood).
-                                     Default 256 MiB, at least 4 MiB; leave room for a few
+                                     Default 64 MiB, at least 4 MiB; leave room for a few
                                      max_receive_bytes messages being received */
     const char *tls_cert_path;    /* PEM certificate chain; NULL (with tls_key_path NULL) =
                                      plaintext */
