@@ -4,8 +4,8 @@ Servers ($SQE_BIN, default build/sqe; `make test` uses the ASan build), each sta
 - flood:   [coordinator] flight_transport_memory = 8MiB. A raw socket sends a HEADERS frame
            without END_HEADERS, then CONTINUATION frames of small header fields (each frame under
            gRPC's per-frame 16 KiB limit) for 100 MB. gRPC 1.51 checks its metadata limit per
-           frame only, so before the fix the block was buffered whole (about +350 MB of RSS
-           under ASan for 100 MB sent, never closed). Now gRPC's buffers are bounded by the
+           frame only, so before the fix the block was buffered whole (+397 MiB of RSS under
+           ASan for 100 MiB sent, the connection never closed). Now gRPC's buffers are bounded by the
            transport quota: the server resets the stream (ENHANCE_YOUR_CALM), closes the
            connection, RSS growth stays a small multiple of the quota, and a normal client
            still gets answers.
