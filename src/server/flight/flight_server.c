@@ -611,8 +611,9 @@ static void serve_call(flight_call *fc) {
                     rc = flight_do_get(fc, m, len, &e);
                     stream_slot_release(fc);
                 }
+            } else {
+                rc = flight_do_action(fc, m, len, &e);
             }
-            else rc = flight_do_action(fc, m, len, &e);
         }
         free(m);
     }
@@ -940,4 +941,3 @@ void flight_server_destroy(flight_server *srv) {
     stop_server(srv);
     free_server(srv);
 }
-
