@@ -51,7 +51,7 @@ BIG_SQL = ("SELECT a * 10000 + b AS x, repeat('y', 200) AS pad FROM UNNEST(seque
            "AS t(a) CROSS JOIN UNNEST(sequence(1, 10000)) AS u(b)")    # 10M rows, 2 GB
 
 
-USERS = ["checker", "alice", "bob", "mallory0", "mallory1"]
+USERS = ["checker", "alice", "bob", "mallory0", "mallory1", "mallory2", "mallory3"]
 
 
 def start(tmp_path_factory, name, toml, env=None):
@@ -277,6 +277,43 @@ def test_flight_64_stalled_streams_leave_others_served(stall_server):
             ch.close()
     time.sleep(1)
     assert srv.alive()
+    flight_ok(srv)
+
+
+def test_flight_streams_of_all_users_leave_workers_for_other_calls(stall_server):
+    """Four users with 8 stalled streams each: all streams together get at most 24 of the 32
+    workers (the 25th stream is refused naming the workers), so GetFlightInfo of another user
+    is still served at once."""
+    srv = stall_server
+    channels = [grpc.insecure_channel(f"127.0.0.1:{srv.flight_port}") for _ in range(4)]
+    streams = []
+    try:
+        tickets = [[ticket_of(ch, f"mallory{i}", BIG_SQL) for _ in range(8)]
+                   for i, ch in enumerate(channels)]
+        for i, ch in enumerate(channels):
+            streams += open_stalled(ch, f"mallory{i}", tickets[i])
+        time.sleep(3)
+        refused = [s for s in streams if s.done()]
+        assert len(refused) == 8, [s.details() for s in refused]
+        assert all(s.code() == grpc.StatusCode.RESOURCE_EXHAUSTED for s in refused)
+        assert "24 of the server's 32 workers" in refused[0].details(), refused[0].details()
+        t0 = time.time()
+        c = flight.connect(srv.flight_uri)
+        try:
+            opts = flight.FlightCallOptions(headers=[(b"authorization", basic("alice"))],
+                                            timeout=10)
+            desc = flight.FlightDescriptor.for_command(
+                any_msg("CommandStatementQuery", pb_bytes(1, b"SELECT 1")))
+            c.get_flight_info(desc, opts)
+        finally:
+            c.close()
+        assert time.time() - t0 < 2.0
+    finally:
+        for s in streams:
+            s.cancel()
+        for ch in channels:
+            ch.close()
+    time.sleep(1)
     flight_ok(srv)
 
 
