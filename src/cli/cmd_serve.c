@@ -384,6 +384,12 @@ int cli_serve_main(int argc, char **argv) {
                                                     ? UINT32_MAX
                                                     : cfg.query.stream_idle_timeout_ms)
                                    : UINT32_MAX;
+        /* a DoGet whose client stops reading is cancelled after the same time, and one user
+         * may hold only a few workers with streams */
+        fo.stream_idle_ms = fo.ticket_timeout_ms;
+        fo.max_streams_per_user = (uint32_t)cfg.query.max_streams_per_user;
+        /* bounds what a header block continued forever (CONTINUATION flood) can buffer */
+        fo.transport_memory_bytes = (size_t)cfg.coordinator.flight_transport_memory;
         if (flight_server_create(db, &fo, &flight, &err) != SQE_OK) {
             fprintf(stderr, "sqe serve: Flight SQL: %s\n", err.message);
             goto out;

@@ -162,6 +162,11 @@ static const config_key keys[] = {
          "none|lz4|zstd", NULL,
          "Arrow IPC buffer compression of Flight results (when the client accepts it). Not yet "
          "supported: only none."),
+    SIZE("coordinator", "flight_transport_memory", F(coordinator.flight_transport_memory),
+         "64MiB", 4 * MIB, 16 * GIB, NULL,
+         "Memory the Flight SQL port's gRPC transport may buffer for all connections together "
+         "(request headers being parsed, messages being received); beyond it streams are reset "
+         "and connections closed."),
     /* [coordinator.tls] */
     STR("coordinator.tls", "cert_file", F(coordinator.tls.cert_file), "", 0, NULL, NULL,
         "PEM certificate chain; enables TLS on the Flight SQL and Trino listeners."),
@@ -440,6 +445,9 @@ static const config_key keys[] = {
          "Log the physical plan with per-operator metrics for slow queries or all queries."),
     DUR("query", "stream_idle_timeout", F(query.stream_idle_timeout_ms), "300s", 0, DAY, NULL,
         "A result stream the client stops reading is cancelled after this; 0 = never."),
+    INT("query", "max_streams_per_user", F(query.max_streams_per_user), "8", 1, 4096, NULL,
+        "Most Flight SQL result streams (DoGet) one user may have open at once; more fail with "
+        "RESOURCE_EXHAUSTED. Keep it well below the Flight worker count (32)."),
 
     /* [spill] */
     BOOL("spill", "enabled", F(spill.enabled), "false", "spill_to_disk",

@@ -100,6 +100,7 @@ typedef struct config_coordinator {
     int64_t health_check_interval_ms;
     int64_t health_check_max_failures;
     const char *flight_compression;
+    int64_t flight_transport_memory; /* bytes gRPC may buffer on the Flight port */
     config_tls tls;
 } config_coordinator;
 
@@ -190,6 +191,7 @@ typedef struct config_query {
     int64_t memory_limit, per_user_memory; /* bytes */
     const char *profile;                   /* off | slow | all */
     int64_t stream_idle_timeout_ms;
+    int64_t max_streams_per_user; /* Flight DoGet streams open at once per user */
 } config_query;
 
 typedef struct config_spill {

@@ -120,6 +120,13 @@ typedef struct flight_ticket {
     struct flight_ticket *next;
 } flight_ticket;
 
+/* Open DoGet streams of one user (flight_server.c). */
+typedef struct flight_stream_count {
+    char *user;
+    uint32_t open;
+    struct flight_stream_count *next;
+} flight_stream_count;
+
 typedef struct flight_worker {
     struct flight_server *srv;
     pthread_t thread;
@@ -132,6 +139,7 @@ struct flight_server {
     flight_server_options opts;
     char *bind_address, *tls_cert_path, *tls_key_path;
     grpc_server *server;
+    grpc_resource_quota *quota; /* opts.transport_memory_bytes for all connections */
     grpc_completion_queue *shutdown_cq; /* registered NEXT queue for the shutdown notice */
     bool started;
     uint16_t port;
@@ -143,6 +151,9 @@ struct flight_server {
     flight_prepared *prepared;
     flight_ticket *tickets;
     uint32_t running;           /* statements executing or streaming */
+    flight_stream_count *streams; /* users with open DoGet streams */
+    uint32_t streams_open;      /* DoGet streams of all users */
+    uint32_t streams_max_total; /* n_workers - n_workers / 4: the rest serve other calls */
     int draining;
     int stopping;
 };
@@ -171,6 +182,7 @@ typedef struct flight_call {
                                    never saved), else the SQE session token */
     char *reply_authorization;  /* sent in the initial metadata (Handshake) */
     int grpc_status;            /* status to send for an error (0 = from the error code) */
+    bool idle_expired;          /* a send waited stream_idle_ms: the call was cancelled */
 } flight_call;
 
 /* ---- call I/O (flight_server.c) ---------------------------------------------------------- */

@@ -12,6 +12,11 @@
  * flight_call_poll_cancel between engine chunks) and sets the call's cancel target, which is the
  * engine's cancel flag of the running query. Shutdown: grpc_server_shutdown_and_notify plus
  * cancel_all_calls make every pending request fail, so the workers fall out of their loops.
+ * A send gRPC has not taken within opts.stream_idle_ms (the client stopped reading) cancels the
+ * call, and DoGet streams take a per-user and a total slot, so stalled readers never hold every
+ * worker. A gRPC resource quota (opts.transport_memory_bytes) bounds what the transport buffers,
+ * which is what holds against header blocks continued forever (gRPC 1.51 checks its metadata
+ * limit per frame).
  * Authentication follows Flight's Handshake: Basic credentials in the Handshake's
  * `authorization` header give a bearer token in the response headers, and every later call must
  * carry `authorization: Bearer <token>` (resolved through srv_hooks). A bearer token that is no
@@ -48,6 +53,9 @@ void flight_server_options_init(flight_server_options *opts) {
     opts->ticket_timeout_ms = 300000;
     opts->request_timeout_ms = 30000;
     opts->max_idle_ms = 3600000;
+    opts->stream_idle_ms = 300000;
+    opts->max_header_bytes = 16u << 10;
+    opts->transport_memory_bytes = (size_t)64 << 20;
 }
 
 uint16_t flight_server_port(const flight_server *srv) { return srv->port; }
@@ -55,11 +63,27 @@ uint16_t flight_server_port(const flight_server *srv) { return srv->port; }
 /* ---- call I/O ------------------------------------------------------------------------------- */
 
 /* Waits for the completion of tag on the call's queue, noting the close event on the way.
- * Returns the op's success flag. */
-static bool call_wait(flight_call *fc, void *tag) {
+ * Returns the op's success flag. With idle_ms (not UINT32_MAX), an op still pending after
+ * idle_ms (a send the client's flow control holds back: it stopped reading) cancels the call
+ * with DEADLINE_EXCEEDED and the query through the cancel target; the op then completes as
+ * failed, and the worker is free again. */
+static bool call_wait_idle(flight_call *fc, void *tag, uint32_t idle_ms) {
+    gpr_timespec deadline = idle_ms == UINT32_MAX
+                                ? gpr_inf_future(GPR_CLOCK_MONOTONIC)
+                                : gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                               gpr_time_from_millis(idle_ms, GPR_TIMESPAN));
     for (;;) {
-        grpc_event ev = grpc_completion_queue_next(fc->cq, gpr_inf_future(GPR_CLOCK_REALTIME),
-                                                   NULL);
+        grpc_event ev = grpc_completion_queue_next(fc->cq, deadline, NULL);
+        if (ev.type == GRPC_QUEUE_TIMEOUT && !fc->idle_expired) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the client read nothing for %u ms: the stream is "
+                     "cancelled (stream idle timeout)", idle_ms);
+            fc->idle_expired = true;
+            if (fc->cancel_target) *fc->cancel_target = 1;
+            grpc_call_cancel_with_status(fc->call, GRPC_STATUS_DEADLINE_EXCEEDED, msg, NULL);
+            deadline = gpr_inf_future(GPR_CLOCK_MONOTONIC);
+            continue;
+        }
         if (ev.type != GRPC_OP_COMPLETE) return false;
         if (ev.tag == &tag_close) {
             fc->closed = true;
@@ -70,6 +94,8 @@ static bool call_wait(flight_call *fc, void *tag) {
         if (ev.tag == tag) return ev.success != 0;
     }
 }
+
+static bool call_wait(flight_call *fc, void *tag) { return call_wait_idle(fc, tag, UINT32_MAX); }
 
 bool flight_call_poll_cancel(flight_call *fc) {
     if (!fc->closed) {
@@ -156,9 +182,12 @@ int flight_call_send_slice(flight_call *fc, grpc_slice slice, sqe_error *err) {
     ops[n].data.send_message.send_message = bb;
     n++;
     bool ok = grpc_call_start_batch(fc->call, ops, n, &tag_op, NULL) == GRPC_CALL_OK &&
-              call_wait(fc, &tag_op);
+              call_wait_idle(fc, &tag_op, fc->srv->opts.stream_idle_ms);
     grpc_byte_buffer_destroy(bb);
     if (n == 2) grpc_slice_unref(md.value); /* gRPC borrows metadata slices */
+    if (!ok && fc->idle_expired)
+        return err_set(err, SQE_ERR_USER_CANCELED, "the client read nothing for %u ms: stream "
+                       "cancelled (stream idle timeout)", fc->srv->opts.stream_idle_ms);
     if (!ok) return err_set(err, SQE_ERR_USER_CANCELED, "the client went away");
     return SQE_OK;
 }
@@ -458,6 +487,65 @@ void flight_stmt_end(flight_call *fc) {
     pthread_mutex_unlock(&srv->lock);
 }
 
+/* ---- result streams: per-user and total caps ----------------------------------------------- */
+
+/* Takes a DoGet stream slot for the call's user: at most max_streams_per_user per user and
+ * streams_max_total in all (the other workers stay free for calls that do not stream), so
+ * stalled readers cannot take every worker. RESOURCE_EXHAUSTED naming the limit when full. */
+static int stream_slot_take(flight_call *fc, sqe_error *err) {
+    flight_server *srv = fc->srv;
+    const char *user = fc->principal->user;
+    uint32_t per_user = srv->opts.max_streams_per_user;
+    pthread_mutex_lock(&srv->lock);
+    flight_stream_count **pp = &srv->streams;
+    while (*pp && strcmp((*pp)->user, user) != 0) pp = &(*pp)->next;
+    int rc = SQE_OK;
+    if (*pp && (*pp)->open >= per_user) {
+        rc = err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                     "Too many open result streams of user '%s': the limit "
+                     "[query] max_streams_per_user = %u is reached; read or close one first",
+                     user, per_user);
+    } else if (srv->streams_open >= srv->streams_max_total) {
+        rc = err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                     "Too many open result streams: %u of the server's %u workers stream "
+                     "results already; retry later", srv->streams_open, srv->n_workers);
+    } else if (!*pp) {
+        flight_stream_count *c = calloc(1, sizeof *c);
+        if (c) c->user = strdup(user);
+        if (!c || !c->user) {
+            free(c);
+            rc = err_nomem(err, "streams");
+        } else {
+            *pp = c;
+        }
+    }
+    if (!rc) {
+        (*pp)->open++;
+        srv->streams_open++;
+    }
+    pthread_mutex_unlock(&srv->lock);
+    if (rc) fc->grpc_status = 8; /* RESOURCE_EXHAUSTED */
+    return rc;
+}
+
+static void stream_slot_release(flight_call *fc) {
+    flight_server *srv = fc->srv;
+    pthread_mutex_lock(&srv->lock);
+    for (flight_stream_count **pp = &srv->streams; *pp; pp = &(*pp)->next) {
+        flight_stream_count *c = *pp;
+        if (strcmp(c->user, fc->principal->user) != 0) continue;
+        if (c->open) c->open--;
+        if (srv->streams_open) srv->streams_open--;
+        if (!c->open) {
+            *pp = c->next;
+            free(c->user);
+            free(c);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&srv->lock);
+}
+
 /* ---- routing -------------------------------------------------------------------------------- */
 
 static int handshake(flight_call *fc, sqe_error *err) {
@@ -524,8 +612,15 @@ static void serve_call(flight_call *fc) {
         if (!rc) {
             if (strcmp(name, "GetFlightInfo") == 0) rc = flight_get_flight_info(fc, m, len, &e);
             else if (strcmp(name, "GetSchema") == 0) rc = flight_get_schema(fc, m, len, &e);
-            else if (strcmp(name, "DoGet") == 0) rc = flight_do_get(fc, m, len, &e);
-            else rc = flight_do_action(fc, m, len, &e);
+            else if (strcmp(name, "DoGet") == 0) {
+                rc = stream_slot_take(fc, &e);
+                if (!rc) {
+                    rc = flight_do_get(fc, m, len, &e);
+                    stream_slot_release(fc);
+                }
+            } else {
+                rc = flight_do_action(fc, m, len, &e);
+            }
         }
         free(m);
     }
@@ -652,6 +747,13 @@ static void stop_server(flight_server *srv) {
 
 static void free_server(flight_server *srv) {
     flight_state_free_all(srv);
+    if (srv->quota) grpc_resource_quota_unref(srv->quota);
+    while (srv->streams) {
+        flight_stream_count *c = srv->streams;
+        srv->streams = c->next;
+        free(c->user);
+        free(c);
+    }
     free(srv->workers);
     free(srv->bind_address);
     free(srv->tls_cert_path);
@@ -692,7 +794,16 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
     srv->opts.bind_address = srv->bind_address;
     srv->opts.tls_cert_path = srv->tls_cert_path;
     srv->opts.tls_key_path = srv->tls_key_path;
+    if (!srv->opts.stream_idle_ms) srv->opts.stream_idle_ms = 300000;
+    if (!srv->opts.max_header_bytes) srv->opts.max_header_bytes = 16u << 10;
+    if (srv->opts.max_header_bytes < 1024) srv->opts.max_header_bytes = 1024;
+    if (srv->opts.max_header_bytes > (16u << 20)) srv->opts.max_header_bytes = 16u << 20;
+    if (!srv->opts.transport_memory_bytes) srv->opts.transport_memory_bytes = (size_t)64 << 20;
+    if (srv->opts.transport_memory_bytes < (4u << 20)) srv->opts.transport_memory_bytes = 4u << 20;
     srv->n_workers = srv->opts.threads;
+    srv->streams_max_total = srv->n_workers - srv->n_workers / 4;
+    if (!srv->opts.max_streams_per_user) srv->opts.max_streams_per_user = srv->n_workers / 4;
+    if (!srv->opts.max_streams_per_user) srv->opts.max_streams_per_user = 1;
     srv->workers = calloc(srv->n_workers, sizeof *srv->workers);
     if (!srv->bind_address || !srv->workers) {
         free_server(srv);
@@ -723,6 +834,7 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
         {GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1},
         {GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0},
         {GRPC_ARG_MAX_CONNECTION_IDLE_MS, (int)srv->opts.max_idle_ms},
+        {GRPC_ARG_MAX_METADATA_SIZE, (int)srv->opts.max_header_bytes},
     };
     enum { N_ARGS = sizeof iargs / sizeof iargs[0] };
     grpc_arg args[N_ARGS];
@@ -732,7 +844,21 @@ int flight_server_create(sqe_db *db, const flight_server_options *opts, flight_s
         args[i].key = (char *)iargs[i].key;
         args[i].value.integer = iargs[i].value;
     }
-    grpc_channel_args cargs = {N_ARGS, args};
+    /* Request headers (issue 14, the CONTINUATION flood of gRPC 1.51): gRPC checks
+     * max_metadata_size per HEADERS / CONTINUATION frame, not per header block, so a block
+     * continued without END_HEADERS grows without limit. What holds is a memory quota for the
+     * transport: when gRPC's buffers (read buffers, call arenas, the parsed metadata of every
+     * connection) pass it, gRPC resets the stream with ENHANCE_YOUR_CALM and closes the
+     * connection ("Buffers full"). */
+    srv->quota = grpc_resource_quota_create("sqe-flight");
+    grpc_resource_quota_resize(srv->quota, srv->opts.transport_memory_bytes);
+    grpc_arg all[N_ARGS + 1];
+    memcpy(all, args, sizeof args);
+    all[N_ARGS].type = GRPC_ARG_POINTER;
+    all[N_ARGS].key = (char *)GRPC_ARG_RESOURCE_QUOTA;
+    all[N_ARGS].value.pointer.p = srv->quota;
+    all[N_ARGS].value.pointer.vtable = grpc_resource_quota_arg_vtable();
+    grpc_channel_args cargs = {N_ARGS + 1, all};
     srv->server = grpc_server_create(&cargs, NULL);
     srv->shutdown_cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(srv->server, srv->shutdown_cq, NULL);

@@ -5,7 +5,9 @@
  * The server runs on the gRPC C core with generic (unregistered) methods: a pool of worker
  * threads, each with its own completion queue, takes one call at a time and serves it to the end
  * (a DoGet stream sends a batch, waits until gRPC took it, then pulls the next chunk from the
- * engine, so a slow client slows the query instead of filling memory). Flight SQL commands are
+ * engine, so a slow client slows the query instead of filling memory; a client that stops
+ * reading is cancelled after stream_idle_ms, and DoGet streams are capped per user and in
+ * total so stalled readers cannot take every worker). Flight SQL commands are
  * protobuf messages packed in google.protobuf.Any (proto/flight_sql.proto). Authentication,
  * session tokens and admission go through srv_hooks. See src/server/flight/README.md.
  */
@@ -39,6 +41,24 @@ typedef struct flight_server_options {
                                      without completing a request. Default 3600000, the idle
                                      time after which an anonymous session (keyed by its
                                      connection) may be dropped anyway */
+    uint32_t max_streams_per_user;/* DoGet result streams one user may have open at once; more
+                                     fail with RESOURCE_EXHAUSTED naming the limit. Default
+                                     (0) a quarter of threads, at least 1. Streams of all users
+                                     together never take more than threads - threads / 4
+                                     workers, so other calls always find one */
+    uint32_t stream_idle_ms;      /* a call whose client takes no message for this long (flow
+                                     control: it stopped reading) is cancelled with
+                                     DEADLINE_EXCEEDED and its worker freed; default 300000,
+                                     UINT32_MAX = never */
+    size_t max_header_bytes;      /* largest request header frame (gRPC metadata; gRPC 1.51
+                                     checks it per HEADERS / CONTINUATION frame, not per
+                                     block) a client may send; default 16 KiB, at least 1 KiB */
+    size_t transport_memory_bytes;/* memory gRPC may buffer for all connections together (read
+                                     buffers, calls, request headers being parsed): beyond it
+                                     gRPC resets streams and closes connections, which bounds
+                                     a header block continued forever (CONTINUATION flood).
+                                     Default 64 MiB, at least 4 MiB; leave room for a few
+                                     max_receive_bytes messages being received */
     const char *tls_cert_path;    /* PEM certificate chain; NULL (with tls_key_path NULL) =
                                      plaintext */
     const char *tls_key_path;     /* PEM private key */
