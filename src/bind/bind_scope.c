@@ -28,6 +28,14 @@ int bind_error(binder *b, int code, int line, int col, const char *fmt, ...) {
 
 int bind_nomem(binder *b) { return err_nomem(b->err, "binding the statement"); }
 
+void bind_rel_qualify(bind_rel *rel, const sql_relation *r, const char *cat_name,
+                      const char *schema) {
+    if (r->alias || r->kind != SQL_REL_TABLE) return;
+    int parts = r->u.table.name.n_parts;
+    if (parts >= 2) rel->schema = schema;
+    if (parts >= 3) rel->catalog = cat_name;
+}
+
 int bind_scope_add(binder *b, bind_scope *s, const bind_rel *rel) {
     if (s->n_rels == s->cap_rels) {
         uint32_t cap = s->cap_rels ? s->cap_rels * 2 : 4;
@@ -136,9 +144,12 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
                 e->col = col;
                 return apply_fields(b, e, name, 1, out);
             }
-    /* Qualified references (schema.table.column, table.column) win over field access on a
-     * column, in every enclosing scope (Trino resolves the qualified name first). */
-    for (bind_scope *cur = s; cur && n >= 2; cur = cur->parent) {
+    /* Scope by scope, innermost first (Trino's Scope.resolveField): the qualified reference
+     * (schema.table.column, table.column) first, then a column named by the first part, whose
+     * ROW fields the other parts name; a scope with such a column ends the search even when the
+     * fields do not fit (dept.id with a column dept is "Expression dept is not of type ROW"),
+     * so an outer table of that name is not reached. */
+    for (bind_scope *cur = s; cur; cur = cur->parent) {
         const bind_rel_col *found = NULL;
         if (n >= 3 && find_in_scope(cur, p[0].name, p[1].name, p[2].name, &found) > 0) {
             mark_outer(s, cur);
@@ -146,7 +157,7 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
             SQE_TRY(column_ref(b, found, line, col, &e));
             return apply_fields(b, e, name, 3, out);
         }
-        if (has_rel(cur, p[0].name)) {
+        if (n >= 2 && has_rel(cur, p[0].name)) {
             int hits = find_in_scope(cur, NULL, p[0].name, p[1].name, &found);
             if (hits < 0)
                 return bind_error(b, SQE_ERR_AMBIGUOUS_NAME, line, col,
@@ -158,9 +169,6 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
                 return apply_fields(b, e, name, 2, out);
             }
         }
-    }
-    for (bind_scope *cur = s; cur; cur = cur->parent) {
-        const bind_rel_col *found = NULL;
         int hits = find_in_scope(cur, NULL, NULL, p[0].name, &found);
         if (hits < 0)
             return bind_error(b, SQE_ERR_AMBIGUOUS_NAME, line, col, "Column '%s' is ambiguous",
@@ -169,6 +177,9 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
             mark_outer(s, cur);
             bexpr *e = NULL;
             SQE_TRY(column_ref(b, found, line, col, &e));
+            if (n >= 2 && (e->type.id != TYPE_ROW || !e->type.nested))
+                return bind_error(b, SQE_ERR_TYPE_MISMATCH, line, col,
+                                  "Expression %s is not of type ROW", p[0].text);
             return apply_fields(b, e, name, 1, out);
         }
         if (n >= 2 && has_rel(cur, p[0].name))

@@ -219,8 +219,8 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
     cat_table *t = NULL;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+    if (!s) { /* NOT_FOUND as Trino's memory connector */
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "Schema %s not found", schema);
         goto out_unlock;
     }
     if (find_view_idx(s, name) >= 0) {
@@ -414,7 +414,7 @@ int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_er
     cat_schema *s = find_schema(c, def->schema);
     int existing = s ? find_view_idx(s, def->name) : -1;
     if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", def->schema);
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "Schema %s not found", def->schema);
     } else if (find_table_idx(s, def->name) >= 0) {
         rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists", c->name,
                      def->schema, def->name);

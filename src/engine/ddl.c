@@ -380,9 +380,9 @@ static int create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                           "Parameters are not allowed in a view definition");
     /* Name conflicts first, as they are cheaper than the query (re-checked on creation). */
-    if (!catalog_has_schema(cat, conn->principal, schema))
-        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, qn->parts[0].line, qn->parts[0].col,
-                          "Schema '%s' does not exist", schema);
+    if (!catalog_has_schema(cat, conn->principal, schema)) /* the connector's answer in Trino */
+        return err_set_at(err, cat->iceberg ? SQE_ERR_SCHEMA_NOT_FOUND : SQE_ERR_NOT_FOUND,
+                          qn->parts[0].line, qn->parts[0].col, "Schema %s not found", schema);
     cat_table *t;
     cat_view *v;
     if (catalog_get_table(cat, conn->principal, schema, name, &t, NULL) == SQE_OK) {
@@ -731,7 +731,7 @@ static int use_schema(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
     const char *schema;
     SQE_TRY(bind_resolve_schema_name(&env, &st->u.use, &cat, &schema, err));
     if (!catalog_has_schema(cat, conn->principal, schema))
-        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, st->u.use.parts[0].line,
+        return err_set_at(err, SQE_ERR_NOT_FOUND, st->u.use.parts[0].line, /* Trino's UseTask */
                           st->u.use.parts[0].col,
                           "Schema does not exist: %s.%s", cat->name, schema);
     char *c = strdup(cat->name), *s = strdup(schema);
