@@ -79,6 +79,15 @@ static int bind_cte_ref(binder *b, bind_cte *cte, const sql_relation *r, plan **
     return SQE_OK;
 }
 
+/* A join's ON condition (named "JOIN clause" in messages, as Trino). */
+static int bind_join_on(binder *b, bind_scope *s, const sql_expr *on, bexpr **out) {
+    const char *saved = b->clause;
+    b->clause = "JOIN clause";
+    int rc = bind_bool_expr(b, s, on, "JOIN ON clause", out);
+    b->clause = saved;
+    return rc;
+}
+
 /* The frame of view cat_name.schema.name if it is being expanded (or defined), else NULL. */
 static const bind_view_frame *view_is_expanding(const bind_view_frame *f, const char *cat_name,
                                                 const char *schema, const char *name) {
@@ -508,7 +517,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
         plan *p = un;
         if (r->u.join.on) {
             bexpr *cond;
-            SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &cond));
+            SQE_TRY(bind_join_on(b, s, r->u.join.on, &cond));
             bool is_true = cond->kind == BEXPR_CONST && !vec_is_null(cond->u.constant, 0) &&
                            VEC_DATA(cond->u.constant, uint8_t)[0];
             if (r->u.join.type == SQL_JOIN_LEFT && is_true) {
@@ -538,7 +547,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
             return bind_error(b, SQE_ERR_NOT_SUPPORTED, rr->line, rr->col,
                               "LATERAL is supported with CROSS, INNER and LEFT joins");
         bexpr *on = NULL;
-        if (r->u.join.on) SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &on));
+        if (r->u.join.on) SQE_TRY(bind_join_on(b, s, r->u.join.on, &on));
         return bind_lateral_join(b, left, right, jt2, on, out);
     }
 
@@ -650,7 +659,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
     }
     if (r->u.join.on) {
         bexpr *cond;
-        SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &cond));
+        SQE_TRY(bind_join_on(b, s, r->u.join.on, &cond));
         if (bexpr_has_subquery(cond))
             return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->u.join.on->line, r->u.join.on->col,
                               "Subqueries in JOIN ON conditions are not supported");
