@@ -91,7 +91,7 @@ static int show_schemas(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
                        "Catalog must be specified when session catalog is not set");
     catalog *cat = bind_find_catalog(&env, cat_name);
     if (!cat && strcmp(cat_name, SYS_CATALOG) != 0)
-        return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' does not exist", cat_name);
+        return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' not found", cat_name);
     arena a;
     arena_init(&a, NULL);
     char **own = NULL;
