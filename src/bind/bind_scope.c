@@ -1,13 +1,16 @@
 /*
  * bind_scope.c: scopes and name resolution.
  *
- * INTERFACE: bind_error, bind_nomem, bind_scope_add, bind_rel_from_plan, bind_resolve_name,
- *   bind_make_filter, bind_make_project.
- * NOTES: a name a.b.c is tried, in order, as: a lambda parameter (first part) with field access;
- * column `a` of any relation (then b, c are ROW field accesses); relation `a`, column `b`;
- * schema `a`, relation `b`, column `c`. Each step searches this scope before the enclosing
- * query's (a correlated reference). Two relations of the same scope offering the same column
- * make the name ambiguous (AMBIGUOUS_NAME), as in Trino.
+ * INTERFACE: bind_error, bind_nomem, bind_rel_qualify, bind_scope_add, bind_rel_from_plan,
+ *   bind_resolve_name, bind_make_filter, bind_make_project.
+ * NOTES: a name a.b.c is first a lambda parameter `a` with field accesses; else the scopes are
+ * searched innermost first (Trino's Scope.resolveField), and in each one the name is tried as
+ * schema `a`, relation `b`, column `c`; relation `a`, column `b`; column `a` of any relation
+ * (then b, c are ROW field accesses). A scope holding a column `a` ends the search there, so
+ * a.b never reaches an outer relation `a` past it (a non-ROW `a` is TYPE_MISMATCH "Expression a
+ * is not of type ROW"). A relation matches the schema-qualified form only when the FROM item was
+ * written with its schema (bind_rel_qualify). Two relations of the same scope offering the same
+ * column make the name ambiguous (AMBIGUOUS_NAME), as in Trino.
  */
 #include "bind/bind_int.h"
 
