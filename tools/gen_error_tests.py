@@ -238,6 +238,8 @@ CASES = {
         ("42704", "SELECT @nosuchtype '1'", "Unknown type: nosuchtype"),
         ("42P19", "WITH RECURSIVE a(x) AS (SELECT 1), @b AS (SELECT 2) SELECT * FROM a",
          "missing column aliases in recursive WITH query"),
+        ("42803", "SELECT * FROM UNNEST(ARRAY[@sum(1)])",
+         "UNNEST cannot contain aggregations, window functions or grouping operations"),
     ],
     "literals": [
         ("22007", "SELECT @DATE '2024-02-30'"),

@@ -393,8 +393,12 @@ static int bind_unnest(binder *b, bind_scope *args_scope, plan *input, const sql
     bexpr **arrays = ARENA_ARRAY(b->pctx->arena, bexpr *, n + 1);
     BIND_CHECK(b, arrays);
     uint32_t n_cols = 0;
+    const char *saved_clause = b->clause;
     for (uint32_t i = 0; i < n; i++) {
-        SQE_TRY(bind_expr(b, args_scope, r->u.unnest.args.items[i], &arrays[i]));
+        b->clause = "UNNEST"; /* in messages, as Trino */
+        int rc = bind_expr(b, args_scope, r->u.unnest.args.items[i], &arrays[i]);
+        b->clause = saved_clause;
+        SQE_TRY(rc);
         sqe_type t = arrays[i]->type;
         if (t.id == TYPE_ARRAY)
             n_cols += 1;
