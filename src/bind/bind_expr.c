@@ -40,8 +40,9 @@ static const char *op_function(int op) {
 static void type_text(sqe_type t, char *buf, size_t len) { type_format(t, buf, len); }
 
 int bind_type_name(binder *b, const sql_type_name *t, sqe_type *out) {
+    /* TYPE_MISMATCH as in Trino's analyzer (DDL reports TYPE_NOT_FOUND, engine/ddl.c) */
     if (type_parse(t->text, strlen(t->text), out) != 0)
-        return bind_error(b, SQE_ERR_TYPE_NOT_FOUND, t->line, t->col, "Unknown type: %s", t->text);
+        return bind_error(b, SQE_ERR_TYPE_MISMATCH, t->line, t->col, "Unknown type: %s", t->text);
     return SQE_OK;
 }
 
@@ -394,11 +395,13 @@ bool bind_contains_aggregate(const sql_expr *e) {
 static int bind_agg_args(binder *b, const sql_expr *e, bexpr ***args_out, uint32_t *n_out) {
     bind_agg_ctx *agg = b->agg;
     bind_win_ctx *win = b->win;
+    const char *win_nest = b->win_nest;
     b->agg = NULL; /* aggregates cannot nest */
     b->win = NULL;
+    b->win_nest = arena_sprintf(b->pctx->arena, "aggregation '%s'", call_name(e));
     uint32_t n = (uint32_t)e->u.call.args.n;
     bexpr **args = ARENA_ARRAY(b->pctx->arena, bexpr *, n + 1);
-    int rc = args ? SQE_OK : bind_nomem(b);
+    int rc = args && b->win_nest ? SQE_OK : bind_nomem(b);
     for (uint32_t i = 0; rc == SQE_OK && i < n; i++) {
         const sql_expr *a = e->u.call.args.items[i];
         if (bind_contains_aggregate(a)) {
@@ -410,6 +413,7 @@ static int bind_agg_args(binder *b, const sql_expr *e, bexpr ***args_out, uint32
     }
     b->agg = agg;
     b->win = win;
+    b->win_nest = win_nest;
     *args_out = args;
     *n_out = n;
     return rc;
@@ -469,20 +473,29 @@ static int bind_aggregate_call(binder *b, const sql_expr *e, bexpr **out) {
     a->distinct = e->u.call.distinct;
     a->type = res.ret;
     a->name = res.agg->name;
+    /* FILTER and ORDER BY see the rows below the aggregation: no aggregates, no windows. */
+    bind_win_ctx *saved_win = b->win;
+    const char *saved_nest = b->win_nest;
+    if (e->u.call.filter || e->u.call.order_by.n) {
+        b->win = NULL;
+        b->win_nest = arena_sprintf(b->pctx->arena, "aggregation '%s'", call_name(e));
+        BIND_CHECK(b, b->win_nest);
+    }
     if (e->u.call.filter) {
         bind_agg_ctx *saved = b->agg;
         b->agg = NULL;
         rc = bind_bool_expr(b, saved->from_scope, e->u.call.filter, "FILTER clause", &a->filter);
         b->agg = saved;
-        SQE_TRY(rc);
     }
-    if (e->u.call.order_by.n) {
+    if (rc == SQE_OK && e->u.call.order_by.n) {
         bind_agg_ctx *saved = b->agg;
         b->agg = NULL;
         rc = bind_sort_keys(b, saved->from_scope, &e->u.call.order_by, &a->order, &a->n_order);
         b->agg = saved;
-        SQE_TRY(rc);
     }
+    b->win = saved_win;
+    b->win_nest = saved_nest;
+    SQE_TRY(rc);
     if (res.agg->bind_fn) {
         const vec *consts[n + 1];
         for (uint32_t i = 0; i < n; i++)
@@ -565,11 +578,14 @@ static int bind_window_call(binder *b, bind_scope *s, const sql_expr *e, bexpr *
     plan_window_func f;
     memset(&f, 0, sizeof f);
     b->win = NULL; /* no nested windows */
+    const char *saved_nest = b->win_nest;
+    b->win_nest = "window function arguments";
     uint32_t n = (uint32_t)e->u.call.args.n;
     f.args = ARENA_ARRAY(b->pctx->arena, bexpr *, n + 1);
     int rc = f.args ? SQE_OK : bind_nomem(b);
     for (uint32_t i = 0; rc == SQE_OK && i < n; i++) rc = bind_expr(b, s, e->u.call.args.items[i], &f.args[i]);
     f.n_args = n;
+    b->win_nest = "window specification";
     const sql_expr_list *part = base && spec->partition_by.n == 0 ? &base->partition_by : &spec->partition_by;
     const sql_order_list *ord = base && spec->order_by.n == 0 ? &base->order_by : &spec->order_by;
     const sql_window_frame *frame = spec->frame ? spec->frame : base ? base->frame : NULL;
@@ -599,6 +615,7 @@ static int bind_window_call(binder *b, bind_scope *s, const sql_expr *e, bexpr *
                             "UNBOUNDED PRECEDING");
     }
     b->win = win;
+    b->win_nest = saved_nest;
     SQE_TRY(rc);
     f.ignore_nulls = e->u.call.nulls == SQL_NULLS_IGNORE;
     f.distinct = e->u.call.distinct;
@@ -748,26 +765,36 @@ static int bind_special_call(binder *b, bind_scope *s, const sql_expr *e, const 
     return SQE_OK;
 }
 
+/* An aggregate, window function or GROUPING() where the clause allows none (Trino:
+ * EXPRESSION_NOT_SCALAR). */
+static int not_scalar(binder *b, const sql_expr *e, const char *what) {
+    return bind_error(b, SQE_ERR_EXPRESSION_NOT_SCALAR, e->line, e->col,
+                      "%s cannot contain aggregations, window functions or grouping operations: "
+                      "[%s]",
+                      b->clause ? b->clause : "This context", what);
+}
+
 static int bind_call(binder *b, bind_scope *s, const sql_expr *e, bexpr **out) {
     const char *name = call_name(e);
     /* Qualified names (catalog.schema.f) resolve by their last part. */
     if (e->u.call.over || e->u.call.over_name) {
-        if (!b->win)
-            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
-                              "Window functions are not allowed in %s",
-                              b->clause ? b->clause : "this context");
+        if (!b->win && b->win_nest)
+            return bind_error(b, SQE_ERR_NESTED_WINDOW, e->line, e->col,
+                              "Cannot nest window functions or row pattern measures inside %s",
+                              b->win_nest);
+        if (!b->win && b->clause && strcmp(b->clause, "HAVING clause") == 0)
+            return bind_error(b, SQE_ERR_NESTED_WINDOW, e->line, e->col,
+                              "HAVING clause cannot contain window functions or row pattern "
+                              "measures");
+        if (!b->win) return not_scalar(b, e, name);
         return bind_window_call(b, s, e, out);
     }
     if (func_is_aggregate(name)) {
-        if (!b->agg)
-            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
-                              "%s cannot contain aggregations, window functions or grouping "
-                              "operations: %s",
-                              b->clause ? b->clause : "This context", name);
+        if (!b->agg) return not_scalar(b, e, name);
         return bind_aggregate_call(b, e, out);
     }
     if (func_is_window(name))
-        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
+        return bind_error(b, SQE_ERR_MISSING_OVER, e->line, e->col,
                           "Window function %s requires an OVER clause", name);
     if (e->u.call.distinct || e->u.call.filter || e->u.call.order_by.n)
         return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
@@ -907,16 +934,14 @@ static int bind_current(binder *b, const sql_expr *e, bexpr **out) {
 }
 
 static int bind_grouping(binder *b, bind_scope *s, const sql_expr *e, bexpr **out) {
-    if (!b->agg)
-        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
-                          "GROUPING() is only allowed in a query with GROUP BY");
+    if (!b->agg) return not_scalar(b, e, "GROUPING");
     bind_agg_ctx *agg = b->agg;
     b->agg = NULL;
     bexpr **items = NULL;
     int rc = bind_list(b, agg->from_scope, &e->u.list, &items);
     b->agg = agg;
     SQE_TRY(rc);
-    bexpr *g = bexpr_new(b->pctx, BEXPR_GROUPING, type_make(TYPE_BIGINT), (uint32_t)e->u.list.n);
+    bexpr *g = bexpr_new(b->pctx, BEXPR_GROUPING, type_make(TYPE_INTEGER), (uint32_t)e->u.list.n);
     BIND_CHECK(b, g);
     memcpy(g->args, items, (size_t)e->u.list.n * sizeof(bexpr *));
     g->u.grouping.n = (uint32_t)e->u.list.n;
@@ -1237,7 +1262,13 @@ static __attribute__((noinline)) int expr_cast(binder *b, bind_scope *s, const s
         bexpr *arg;
         sqe_type t;
         rc = bind_expr(b, s, e->u.cast.arg, &arg);
-        if (!rc) rc = bind_type_name(b, &e->u.cast.type, &t);
+        if (!rc) {
+            rc = bind_type_name(b, &e->u.cast.type, &t);
+            if (rc && b->err) { /* at the CAST, as Trino */
+                b->err->line = e->line;
+                b->err->column = e->col;
+            }
+        }
         if (rc) break;
         if (type_equal(arg->type, t) && !e->u.cast.try_cast) {
             r = arg;
@@ -1408,8 +1439,8 @@ int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out) {
         rc = expr_row(b, s, e, &r);
         break;
     case SQL_EXPR_LAMBDA:
-        rc = bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
-                        "Lambda expressions are only allowed as function arguments");
+        rc = bind_error(b, SQE_ERR_TYPE_MISMATCH, e->line, e->col,
+                        "Lambda expression should always be used inside a function");
         break;
     case SQL_EXPR_GROUPING:
         rc = bind_grouping(b, s, e, &r);

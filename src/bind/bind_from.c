@@ -79,21 +79,33 @@ static int bind_cte_ref(binder *b, bind_cte *cte, const sql_relation *r, plan **
     return SQE_OK;
 }
 
-static bool view_is_expanding(const bind_view_frame *f, const char *cat_name, const char *schema,
-                              const char *name) {
+/* A join's ON condition (named "JOIN clause" in messages, as Trino). */
+static int bind_join_on(binder *b, bind_scope *s, const sql_expr *on, bexpr **out) {
+    const char *saved = b->clause;
+    b->clause = "JOIN clause";
+    int rc = bind_bool_expr(b, s, on, "JOIN ON clause", out);
+    b->clause = saved;
+    return rc;
+}
+
+/* The frame of view cat_name.schema.name if it is being expanded (or defined), else NULL. */
+static const bind_view_frame *view_is_expanding(const bind_view_frame *f, const char *cat_name,
+                                                const char *schema, const char *name) {
     for (; f; f = f->parent)
         if (strcmp(f->name, name) == 0 && strcmp(f->schema, schema) == 0 &&
             strcmp(f->catalog, cat_name) == 0)
-            return true;
-    return false;
+            return f;
+    return NULL;
 }
 
 /* Turns an error raised inside view v's text into one at the view reference r, keeping the
- * position inside the view text in the message (Trino: "Failed analyzing stored view"). An error
- * from a view nested deeper keeps naming that view (once), not every view on the way. */
+ * position inside the view text in the message (Trino: INVALID_VIEW "Failed analyzing stored
+ * view"). An error from a view nested deeper keeps naming that view (once), not every view on
+ * the way. Errors other than the user's (out of memory, internal) keep their code. */
 static int view_error(binder *b, const cat_view *v, const sql_relation *r, int rc) {
     static const char prefix[] = "Failed analyzing stored view '";
-    if (!b->err || rc == SQE_ERR_OUT_OF_MEMORY) return rc;
+    if (!b->err || strcmp(err_code_lookup(rc)->trino_type, "USER_ERROR") != 0) return rc;
+    rc = err_recode(b->err, SQE_ERR_INVALID_VIEW);
     bool named = strncmp(b->err->message, prefix, sizeof prefix - 1) == 0;
     if (!named && b->err->line)
         err_prefix(b->err, "Failed analyzing stored view '%s.%s.%s': line %d:%d", v->catalog,
@@ -122,7 +134,7 @@ static int bind_view_text(binder *b, const cat_view *v, const sql_relation *r, p
     env.params = NULL;
     env.n_params = 0;
     bind_view_frame frame = {arena_strdup(a, v->catalog), arena_strdup(a, v->schema),
-                             arena_strdup(a, v->name), b->views};
+                             arena_strdup(a, v->name), b->views, false};
     BIND_CHECK(b, frame.catalog && frame.schema && frame.name &&
                       (env.catalog || !v->ctx_catalog) && (env.schema || !v->ctx_schema));
     binder vb;
@@ -140,7 +152,7 @@ static int fit_view_columns(binder *b, const cat_view *v, const sql_relation *r,
                             const char **names) {
     plan *in = *p;
     if (in->n_out != v->n_columns)
-        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
+        return bind_error(b, SQE_ERR_VIEW_IS_STALE, r->line, r->col,
                           "View '%s.%s.%s' is stale or in invalid state: stored view column count "
                           "(%u) does not match column count derived from the view query "
                           "analysis (%u)",
@@ -152,17 +164,19 @@ static int fit_view_columns(binder *b, const cat_view *v, const sql_relation *r,
     for (uint32_t i = 0; i < in->n_out; i++) {
         const cat_column *vc = &v->columns[i];
         sqe_type got = in->out[i].type;
-        if (!names || !names[i] || strcasecmp(names[i], vc->name) != 0 ||
-            !type_can_coerce(got, vc->type)) {
+        bool renamed = !names || !names[i] || strcasecmp(names[i], vc->name) != 0;
+        if (renamed || !type_can_coerce(got, vc->type)) {
             char want_t[128], got_t[128];
             type_format(vc->type, want_t, sizeof want_t);
             type_format(got, got_t, sizeof got_t);
-            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
+            return bind_error(b, SQE_ERR_VIEW_IS_STALE, r->line, r->col,
                               "View '%s.%s.%s' is stale or in invalid state: column [%s] of type "
-                              "%s projected from query view at position %u cannot be coerced to "
-                              "column [%s] of type %s stored in view definition",
+                              "%s projected from query view at position %u %s column [%s] of "
+                              "type %s stored in view definition",
                               v->catalog, v->schema, v->name,
-                              names && names[i] ? names[i] : "", got_t, i, vc->name, want_t);
+                              names && names[i] ? names[i] : "", got_t, i,
+                              renamed ? "has a different name from" : "cannot be coerced to",
+                              vc->name, want_t);
         }
         out_names[i] = arena_strdup(b->pctx->arena, vc->name);
         BIND_CHECK(b, out_names[i]);
@@ -195,9 +209,10 @@ static int bind_view_ref(binder *b, const cat_view *v, const sql_relation *r, pl
     bind_rel *rel = bind_rel_from_plan(b, p, alias, view_names);
     BIND_CHECK(b, alias && rel);
     if (!r->alias) {
-        rel->schema = arena_strdup(b->pctx->arena, v->schema);
-        rel->catalog = arena_strdup(b->pctx->arena, v->catalog);
-        BIND_CHECK(b, rel->schema && rel->catalog);
+        const char *schema = arena_strdup(b->pctx->arena, v->schema);
+        const char *cat_name = arena_strdup(b->pctx->arena, v->catalog);
+        BIND_CHECK(b, schema && cat_name);
+        bind_rel_qualify(rel, r, cat_name, schema);
     }
     SQE_TRY(set_alias_columns(b, r, p, view_names, rel));
     SQE_TRY(bind_scope_add(b, s, rel));
@@ -208,7 +223,7 @@ static int bind_view_ref(binder *b, const cat_view *v, const sql_relation *r, pl
 int bind_view_definition(plan_ctx *pctx, const bind_env *env, const char *cat_name,
                          const char *schema, const char *name, const sql_query *q,
                          bound_query *out, sqe_error *err) {
-    bind_view_frame self = {cat_name, schema, name, NULL};
+    bind_view_frame self = {cat_name, schema, name, NULL, true};
     binder b;
     memset(&b, 0, sizeof b);
     b.pctx = pctx;
@@ -234,10 +249,7 @@ static int bind_iceberg_ref(binder *b, cat_table *t, const sql_relation *r, plan
     SQE_TRY(bind_iceberg_table(b, t, r, &p, &names));
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : t->name, names);
     BIND_CHECK(b, rel);
-    if (!r->alias) {
-        rel->schema = t->schema;
-        rel->catalog = t->catalog;
-    }
+    bind_rel_qualify(rel, r, t->catalog, t->schema);
     uint32_t n_visible = p->n_out - ICE_SCAN_HIDDEN_COLUMNS;
     for (uint32_t i = n_visible; i < p->n_out; i++) rel->cols[i].star_hidden = true;
     if (r->columns.n && (uint32_t)r->columns.n != n_visible)
@@ -282,12 +294,19 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
     catalog *cat;
     const char *schema, *name;
     SQE_TRY(bind_resolve_table_name(b->env, qn, &cat, &schema, &name, b->err));
-    /* Checked before the lookup: the view being defined is not in the catalog yet. */
-    if (view_is_expanding(b->views, cat->name, schema, name))
-        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, r->line, r->col,
-                          "View '%s.%s.%s' is recursive", cat->name, schema, name);
     cat_view *v;
     if (catalog_get_view(cat, schema, name, &v, NULL) == SQE_OK) {
+        /* A view on the way down: the one being defined (CREATE OR REPLACE), or a stored cycle.
+         * A new view naming itself is a missing table below, as in Trino. */
+        const bind_view_frame *f = view_is_expanding(b->views, cat->name, schema, name);
+        if (f) {
+            cat_view_unref(v);
+            if (f->defining)
+                return bind_error(b, SQE_ERR_VIEW_IS_RECURSIVE, r->line, r->col,
+                                  "Statement would create a recursive view");
+            return bind_error(b, SQE_ERR_VIEW_IS_RECURSIVE, r->line, r->col,
+                              "View '%s.%s.%s' is recursive", cat->name, schema, name);
+        }
         int rc = bind_view_ref(b, v, r, out, s);
         cat_view_unref(v);
         return rc;
@@ -334,10 +353,7 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
     p->est_rows = (double)t->data.n_rows;
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : name, names);
     BIND_CHECK(b, rel);
-    if (!r->alias) {
-        rel->schema = t->schema;
-        rel->catalog = t->catalog;
-    }
+    bind_rel_qualify(rel, r, t->catalog, t->schema);
     SQE_TRY(set_alias_columns(b, r, p, names, rel));
     SQE_TRY(bind_scope_add(b, s, rel));
     *out = p;
@@ -377,8 +393,12 @@ static int bind_unnest(binder *b, bind_scope *args_scope, plan *input, const sql
     bexpr **arrays = ARENA_ARRAY(b->pctx->arena, bexpr *, n + 1);
     BIND_CHECK(b, arrays);
     uint32_t n_cols = 0;
+    const char *saved_clause = b->clause;
     for (uint32_t i = 0; i < n; i++) {
-        SQE_TRY(bind_expr(b, args_scope, r->u.unnest.args.items[i], &arrays[i]));
+        b->clause = "UNNEST"; /* in messages, as Trino */
+        int rc = bind_expr(b, args_scope, r->u.unnest.args.items[i], &arrays[i]);
+        b->clause = saved_clause;
+        SQE_TRY(rc);
         sqe_type t = arrays[i]->type;
         if (t.id == TYPE_ARRAY)
             n_cols += 1;
@@ -501,7 +521,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
         plan *p = un;
         if (r->u.join.on) {
             bexpr *cond;
-            SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &cond));
+            SQE_TRY(bind_join_on(b, s, r->u.join.on, &cond));
             bool is_true = cond->kind == BEXPR_CONST && !vec_is_null(cond->u.constant, 0) &&
                            VEC_DATA(cond->u.constant, uint8_t)[0];
             if (r->u.join.type == SQL_JOIN_LEFT && is_true) {
@@ -531,7 +551,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
             return bind_error(b, SQE_ERR_NOT_SUPPORTED, rr->line, rr->col,
                               "LATERAL is supported with CROSS, INNER and LEFT joins");
         bexpr *on = NULL;
-        if (r->u.join.on) SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &on));
+        if (r->u.join.on) SQE_TRY(bind_join_on(b, s, r->u.join.on, &on));
         return bind_lateral_join(b, left, right, jt2, on, out);
     }
 
@@ -643,7 +663,7 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
     }
     if (r->u.join.on) {
         bexpr *cond;
-        SQE_TRY(bind_bool_expr(b, s, r->u.join.on, "JOIN ON clause", &cond));
+        SQE_TRY(bind_join_on(b, s, r->u.join.on, &cond));
         if (bexpr_has_subquery(cond))
             return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->u.join.on->line, r->u.join.on->col,
                               "Subqueries in JOIN ON conditions are not supported");

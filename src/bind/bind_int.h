@@ -78,6 +78,7 @@ typedef struct bind_view_frame {
     const char *schema;
     const char *name;
     const struct bind_view_frame *parent;
+    bool defining; /* the view of CREATE [OR REPLACE] VIEW, not a stored one */
 } bind_view_frame;
 
 typedef struct binder {
@@ -89,6 +90,9 @@ typedef struct binder {
     bind_win_ctx *win;           /* non-NULL while window functions may appear */
     bind_lambda_scope *lambdas;
     const char *clause;          /* "WHERE", "GROUP BY", ... for messages */
+    /* While win is NULL inside an aggregate or window call: what a window function would nest
+     * in ("aggregation 'sum'", "window specification", ...; NESTED_WINDOW), else NULL. */
+    const char *win_nest;
     int depth;
     const bind_view_frame *views; /* views whose text is being bound (recursion guard) */
     /* Subqueries already planned as joins and the expressions that replaced them: one
@@ -111,6 +115,11 @@ int bind_nomem(binder *b);
 /* Scopes (bind_scope.c). */
 int bind_scope_add(binder *b, bind_scope *s, const bind_rel *rel);
 bind_rel *bind_rel_from_plan(binder *b, const plan *p, const char *alias, const char **names);
+/* Gives rel (of table reference r, without an alias) the schema and catalog its name was written
+ * with: FROM v matches v.col only, FROM s.v also s.v.col (Trino matches the name as written).
+ * The strings must outlive the binding. */
+void bind_rel_qualify(bind_rel *rel, const sql_relation *r, const char *cat_name,
+                      const char *schema);
 /* Resolves a (possibly qualified) column name. On success *out is a column reference; names
  * that resolve to a ROW field path produce BEXPR_FIELD nodes. */
 int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line, int col,

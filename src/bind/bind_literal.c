@@ -87,7 +87,10 @@ static int typed_literal(binder *b, const sql_expr *e, bexpr **out) {
     }
     case TYPE_JSON: {
         /* JSON '...' parses its text (as json_parse), unlike CAST('...' AS JSON), which makes a
-         * JSON string of it. */
+         * JSON string of it. Invalid text is refused here, as Trino's analyzer does. */
+        if (!func_json_text_valid(v, len))
+            return bind_error(b, SQE_ERR_INVALID_LITERAL, e->line, e->col,
+                              "'%.*s' is not a valid JSON literal", (int)(len > 100 ? 100 : len), v);
         bexpr *str = bexpr_const_str(pc, type_varchar(0), v, len);
         BIND_CHECK(b, str);
         return bind_call_scalar(b, "json_parse", &str, 1, e->line, e->col, out);

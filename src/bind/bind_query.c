@@ -255,11 +255,22 @@ int bind_query_node(binder *b, bind_scope *outer, const sql_query *q, plan **out
     bind_agg_ctx *saved_agg = b->agg;
     bind_win_ctx *saved_win = b->win;
     const char *saved_clause = b->clause;
+    const char *saved_nest = b->win_nest;
     bind_lambda_scope *saved_lambdas = b->lambdas;
     b->lambdas = NULL;
+    b->win_nest = NULL;
     int rc = SQE_OK;
     if (q->with) {
         if (q->with->recursive) {
+            /* Trino checks the column aliases of every WITH RECURSIVE query first. */
+            for (int i = 0; i < q->with->n_items; i++) {
+                const sql_with_item *it = &q->with->items[i];
+                if (!it->columns.n) {
+                    rc = bind_error(b, SQE_ERR_MISSING_COLUMN_ALIASES, it->line, it->col,
+                                    "missing column aliases in recursive WITH query");
+                    goto out_restore;
+                }
+            }
             rc = bind_error(b, SQE_ERR_NOT_SUPPORTED, q->with->line, q->with->col,
                             "WITH RECURSIVE is not supported");
             goto out_restore;
@@ -333,6 +344,7 @@ out_restore:
     b->agg = saved_agg;
     b->win = saved_win;
     b->clause = saved_clause;
+    b->win_nest = saved_nest;
     b->lambdas = saved_lambdas;
     b->depth--;
     if (!rc && b->pctx->failed) rc = bind_nomem(b);

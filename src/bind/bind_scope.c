@@ -1,13 +1,16 @@
 /*
  * bind_scope.c: scopes and name resolution.
  *
- * INTERFACE: bind_error, bind_nomem, bind_scope_add, bind_rel_from_plan, bind_resolve_name,
- *   bind_make_filter, bind_make_project.
- * NOTES: a name a.b.c is tried, in order, as: a lambda parameter (first part) with field access;
- * column `a` of any relation (then b, c are ROW field accesses); relation `a`, column `b`;
- * schema `a`, relation `b`, column `c`. Each step searches this scope before the enclosing
- * query's (a correlated reference). Two relations of the same scope offering the same column
- * make the name ambiguous (AMBIGUOUS_NAME), as in Trino.
+ * INTERFACE: bind_error, bind_nomem, bind_rel_qualify, bind_scope_add, bind_rel_from_plan,
+ *   bind_resolve_name, bind_make_filter, bind_make_project.
+ * NOTES: a name a.b.c is first a lambda parameter `a` with field accesses; else the scopes are
+ * searched innermost first (Trino's Scope.resolveField), and in each one the name is tried as
+ * schema `a`, relation `b`, column `c`; relation `a`, column `b`; column `a` of any relation
+ * (then b, c are ROW field accesses). A scope holding a column `a` ends the search there, so
+ * a.b never reaches an outer relation `a` past it (a non-ROW `a` is TYPE_MISMATCH "Expression a
+ * is not of type ROW"). A relation matches the schema-qualified form only when the FROM item was
+ * written with its schema (bind_rel_qualify). Two relations of the same scope offering the same
+ * column make the name ambiguous (AMBIGUOUS_NAME), as in Trino.
  */
 #include "bind/bind_int.h"
 
@@ -27,6 +30,14 @@ int bind_error(binder *b, int code, int line, int col, const char *fmt, ...) {
 }
 
 int bind_nomem(binder *b) { return err_nomem(b->err, "binding the statement"); }
+
+void bind_rel_qualify(bind_rel *rel, const sql_relation *r, const char *cat_name,
+                      const char *schema) {
+    if (r->alias || r->kind != SQL_REL_TABLE) return;
+    int parts = r->u.table.name.n_parts;
+    if (parts >= 2) rel->schema = schema;
+    if (parts >= 3) rel->catalog = cat_name;
+}
 
 int bind_scope_add(binder *b, bind_scope *s, const bind_rel *rel) {
     if (s->n_rels == s->cap_rels) {
@@ -136,9 +147,12 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
                 e->col = col;
                 return apply_fields(b, e, name, 1, out);
             }
-    /* Qualified references (schema.table.column, table.column) win over field access on a
-     * column, in every enclosing scope (Trino resolves the qualified name first). */
-    for (bind_scope *cur = s; cur && n >= 2; cur = cur->parent) {
+    /* Scope by scope, innermost first (Trino's Scope.resolveField): the qualified reference
+     * (schema.table.column, table.column) first, then a column named by the first part, whose
+     * ROW fields the other parts name; a scope with such a column ends the search even when the
+     * fields do not fit (dept.id with a column dept is "Expression dept is not of type ROW"),
+     * so an outer table of that name is not reached. */
+    for (bind_scope *cur = s; cur; cur = cur->parent) {
         const bind_rel_col *found = NULL;
         if (n >= 3 && find_in_scope(cur, p[0].name, p[1].name, p[2].name, &found) > 0) {
             mark_outer(s, cur);
@@ -146,7 +160,7 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
             SQE_TRY(column_ref(b, found, line, col, &e));
             return apply_fields(b, e, name, 3, out);
         }
-        if (has_rel(cur, p[0].name)) {
+        if (n >= 2 && has_rel(cur, p[0].name)) {
             int hits = find_in_scope(cur, NULL, p[0].name, p[1].name, &found);
             if (hits < 0)
                 return bind_error(b, SQE_ERR_AMBIGUOUS_NAME, line, col,
@@ -158,9 +172,6 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
                 return apply_fields(b, e, name, 2, out);
             }
         }
-    }
-    for (bind_scope *cur = s; cur; cur = cur->parent) {
-        const bind_rel_col *found = NULL;
         int hits = find_in_scope(cur, NULL, NULL, p[0].name, &found);
         if (hits < 0)
             return bind_error(b, SQE_ERR_AMBIGUOUS_NAME, line, col, "Column '%s' is ambiguous",
@@ -169,6 +180,9 @@ int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line,
             mark_outer(s, cur);
             bexpr *e = NULL;
             SQE_TRY(column_ref(b, found, line, col, &e));
+            if (n >= 2 && (e->type.id != TYPE_ROW || !e->type.nested))
+                return bind_error(b, SQE_ERR_TYPE_MISMATCH, line, col,
+                                  "Expression %s is not of type ROW", p[0].text);
             return apply_fields(b, e, name, 1, out);
         }
         if (n >= 2 && has_rel(cur, p[0].name))

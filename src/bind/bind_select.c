@@ -73,7 +73,7 @@ static int expand_star(binder *b, bind_scope *s, const sql_select_item *item, se
                 any = true;
             }
         if (!any)
-            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, item->line, item->col,
+            return bind_error(b, SQE_ERR_COLUMN_NOT_FOUND, item->line, item->col,
                               "SELECT * not allowed in queries without FROM clause");
         return SQE_OK;
     }
@@ -176,7 +176,7 @@ static int bind_group_item(binder *b, bind_scope *s, const sql_select *sel, cons
         e = it->expr;
     }
     if (bind_contains_aggregate(e))
-        return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,
+        return bind_error(b, SQE_ERR_EXPRESSION_NOT_SCALAR, e->line, e->col,
                           "GROUP BY clause cannot contain aggregations, window functions or "
                           "grouping operations");
     return bind_expr(b, s, e, out);
@@ -300,27 +300,37 @@ static const bind_rel_col *from_col(const bind_scope *s, plan_col_id id) {
     return NULL;
 }
 
-/* GROUPING(a, b) = sum of bit(a) << 1 + bit(b) from the grouping id (bit i = group i absent). */
+/* GROUPING(a, b) = sum of bit(a) << 1 + bit(b) from the grouping id (bit i = group i absent),
+ * an integer (Trino). */
 static int grouping_value(post_agg *pa, bexpr *g, bexpr **out) {
     binder *b = pa->b;
     bind_agg_ctx *agg = pa->agg;
+    if (!agg->n_groups && !agg->has_sets)
+        return bind_error(b, SQE_ERR_MISSING_GROUP_BY, g->line, g->col,
+                          "A GROUPING() operation can only be used with a corresponding "
+                          "GROUPING SET/CUBE/ROLLUP/GROUP BY clause");
+    uint32_t n = g->n_args;
+    for (uint32_t k = 0; k < n; k++) {
+        bool found = false;
+        for (uint32_t i = 0; i < agg->n_groups && !found; i++)
+            found = bexpr_equal(agg->groups[i], g->args[k]);
+        if (!found)
+            return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, g->line, g->col,
+                              "The arguments to GROUPING() must be expressions referenced by the "
+                              "GROUP BY at the associated query level");
+    }
     if (!agg->has_sets) {
-        *out = bexpr_const_int64(b->pctx, type_make(TYPE_BIGINT), 0);
+        *out = bexpr_const_int64(b->pctx, type_make(TYPE_INTEGER), 0);
         BIND_CHECK(b, *out);
         return SQE_OK;
     }
     bexpr *gid = bexpr_column(b->pctx, agg->grouping_id, type_make(TYPE_BIGINT));
     BIND_CHECK(b, gid);
     bexpr *sum = NULL;
-    uint32_t n = g->n_args;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t idx = agg->n_groups;
         for (uint32_t i = 0; i < agg->n_groups; i++)
             if (bexpr_equal(agg->groups[i], g->args[k])) idx = i;
-        if (idx == agg->n_groups)
-            return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, g->args[k]->line, g->args[k]->col,
-                              "The arguments to GROUPING() must be expressions referenced by the "
-                              "GROUP BY");
         /* ((gid / 2^idx) % 2) * 2^(n-1-k) */
         bexpr *args[2];
         args[0] = gid;
@@ -341,8 +351,7 @@ static int grouping_value(post_agg *pa, bexpr *g, bexpr **out) {
             sum = t;
         }
     }
-    *out = sum;
-    return SQE_OK;
+    return bind_cast(b, sum, type_make(TYPE_INTEGER), true, g->line, g->col, out);
 }
 
 /* Correlated references of a subquery above an aggregation (in the select list, HAVING or
@@ -758,7 +767,7 @@ int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out, co
             if (bexpr_equal(l.exprs[k], e)) found = (int)k;
         if (found < 0) {
             if (sel->distinct)
-                return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, it->line, it->col,
+                return bind_error(b, SQE_ERR_EXPRESSION_NOT_IN_DISTINCT, it->line, it->col,
                                   "For SELECT DISTINCT, ORDER BY expressions must appear in select "
                                   "list");
             SQE_TRY(list_push(b, &l, e, NULL, it->line, it->col));

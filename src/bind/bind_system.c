@@ -276,9 +276,9 @@ int bind_system_table(binder *b, const sql_relation *r, plan **out, bind_scope *
         n_visible += !t->columns[i].hidden;
     }
     if (!r->alias) {
-        rel->schema = t->schema;
-        rel->catalog = arena_strdup(a, cat_name);
-        BIND_CHECK(b, rel->catalog);
+        const char *rel_cat = arena_strdup(a, cat_name);
+        BIND_CHECK(b, rel_cat);
+        bind_rel_qualify(rel, r, rel_cat, t->schema);
     }
     if (r->columns.n) {
         if ((uint32_t)r->columns.n != n_visible)

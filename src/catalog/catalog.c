@@ -169,8 +169,8 @@ int catalog_create_schema(catalog *c, const sqe_principal *who, const char *sche
     int rc = SQE_OK;
     if (find_schema(c, schema)) {
         if (!if_not_exists)
-            rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "Schema '%s.%s' already exists", c->name,
-                         schema);
+            rc = err_set(err, SQE_ERR_SCHEMA_ALREADY_EXISTS, "Schema '%s.%s' already exists",
+                         c->name, schema);
     } else {
         rc = add_schema(c, schema, err);
     }
@@ -219,15 +219,15 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
     cat_table *t = NULL;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
+    if (!s) { /* NOT_FOUND as Trino's memory connector */
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "Schema %s not found", schema);
         goto out_unlock;
     }
     if (find_view_idx(s, name) >= 0) {
         /* As Trino: IF NOT EXISTS is satisfied by a view of that name too (nothing is created). */
         if (!if_not_exists)
-            rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "View '%s.%s.%s' already exists", c->name,
-                         schema, name);
+            rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
+                         c->name, schema, name);
         goto out_unlock;
     }
     int existing = find_table_idx(s, name);
@@ -238,8 +238,8 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
                 cat_table_ref(*out);
             }
         } else {
-            rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists", c->name,
-                         schema, name);
+            rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
+                         c->name, schema, name);
         }
         goto out_unlock;
     }
@@ -414,13 +414,13 @@ int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_er
     cat_schema *s = find_schema(c, def->schema);
     int existing = s ? find_view_idx(s, def->name) : -1;
     if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", def->schema);
+        rc = err_set(err, SQE_ERR_NOT_FOUND, "Schema %s not found", def->schema);
     } else if (find_table_idx(s, def->name) >= 0) {
-        rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "Table '%s.%s.%s' already exists", c->name,
-                     def->schema, def->name);
+        rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "Table already exists: '%s.%s.%s'",
+                     c->name, def->schema, def->name);
     } else if (existing >= 0 && !or_replace) {
-        rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "View '%s.%s.%s' already exists", c->name,
-                     def->schema, def->name);
+        rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "View already exists: '%s.%s.%s'",
+                     c->name, def->schema, def->name);
     } else if (existing >= 0) {
         cat_view *old = s->views[existing];
         s->views[existing] = v;

@@ -119,7 +119,8 @@ bool catalog_has_schema(catalog *c, const sqe_principal *who, const char *schema
 
 /* Creates an empty table. Columns are copied. On success *out (optional) is a new reference, or
  * NULL when if_not_exists found a view of that name (as Trino, nothing is created then); without
- * if_not_exists an existing table or view fails with ALREADY_EXISTS. */
+ * if_not_exists an existing table or view fails with ALREADY_EXISTS. A missing schema is
+ * NOT_FOUND ("Schema s not found", Trino's memory connector). */
 int catalog_create_table(catalog *c, const char *schema, const char *name,
                          const cat_column *columns, uint32_t n_columns, bool if_not_exists,
                          cat_table **out, sqe_error *err);
@@ -143,7 +144,8 @@ void cat_table_ref(cat_table *t);
 void cat_table_unref(cat_table *t);
 
 /* Creates view def->schema.def->name from def (its sql, ctx_*, columns and comment; the other
- * fields are ignored). Everything is copied. Fails with SCHEMA_NOT_FOUND, or ALREADY_EXISTS when
+ * fields are ignored). Everything is copied. Fails with NOT_FOUND (no schema, as Trino's memory
+ * connector), or ALREADY_EXISTS when
  * a table of that name exists or, unless or_replace, a view does. Replacing leaves queries that
  * hold the old view unaffected. On error the catalog is unchanged. */
 int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err);

@@ -1,7 +1,8 @@
 /*
  * err.c: the error record and the code table behind errcodes.def.
  *
- * INTERFACE: err_code_lookup, err_set, err_setv, err_set_at, err_nomem, err_clear, err_prefix.
+ * INTERFACE: err_code_lookup, err_set, err_setv, err_set_at, err_nomem, err_clear, err_prefix,
+ *   err_recode.
  * NOTES: messages are truncated to the record's fixed buffer; setting an error never allocates,
  * so it is safe on out-of-memory paths.
  */
@@ -54,6 +55,13 @@ int err_set_at(sqe_error *err, int code, int line, int col, const char *fmt, ...
 
 int err_nomem(sqe_error *err, const char *what) {
     return err_set(err, SQE_ERR_OUT_OF_MEMORY, "out of memory: %s", what);
+}
+
+int err_recode(sqe_error *err, int code) {
+    if (!err) return code;
+    err->code = code;
+    memcpy(err->sqlstate, err_code_lookup(code)->sqlstate, 6);
+    return code;
 }
 
 void err_clear(sqe_error *err) {

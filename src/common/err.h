@@ -40,6 +40,8 @@ int err_set_at(sqe_error *err, int code, int line, int col, const char *fmt, ...
     __attribute__((format(printf, 5, 6)));
 /* Out-of-memory helper: sets OUT_OF_MEMORY ("out of memory: <what>"). */
 int err_nomem(sqe_error *err, const char *what);
+/* Gives *err (if non-NULL) code and its SQLSTATE, keeping message and position; returns code. */
+int err_recode(sqe_error *err, int code);
 /* Clears *err to "no error". */
 void err_clear(sqe_error *err);
 /* Prefixes the message of *err with "prefix: " (keeps code and position). */

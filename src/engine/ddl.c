@@ -323,15 +323,18 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     bool exists = false;
     if (!rc) {
         cat_table *existing;
+        cat_view *view;
         exists = catalog_get_table(cat, conn->principal, schema, name, &existing, NULL) == SQE_OK;
-        if (exists) {
-            cat_table_unref(existing);
-            if (!st->u.create_table_as.if_not_exists)
-                rc = err_set_at(err, SQE_ERR_ALREADY_EXISTS,
-                                st->u.create_table_as.name.parts[0].line,
-                                st->u.create_table_as.name.parts[0].col, "Table '%s.%s.%s' already exists",
-                                cat->name, schema, name);
+        if (exists) cat_table_unref(existing);
+        if (!exists && catalog_get_view(cat, schema, name, &view, NULL) == SQE_OK) {
+            cat_view_unref(view);
+            exists = true; /* as Trino: a view of that name is an existing destination too */
         }
+        if (exists && !st->u.create_table_as.if_not_exists)
+            rc = err_set_at(err, SQE_ERR_TABLE_ALREADY_EXISTS,
+                            st->u.create_table_as.name.parts[0].line,
+                            st->u.create_table_as.name.parts[0].col,
+                            "Destination table '%s.%s.%s' already exists", cat->name, schema, name);
     }
     cat_table *t = NULL;
     if (!rc && !exists && cat->iceberg) {
@@ -380,20 +383,20 @@ static int create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                           "Parameters are not allowed in a view definition");
     /* Name conflicts first, as they are cheaper than the query (re-checked on creation). */
-    if (!catalog_has_schema(cat, conn->principal, schema))
-        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, qn->parts[0].line, qn->parts[0].col,
-                          "Schema '%s' does not exist", schema);
+    if (!catalog_has_schema(cat, conn->principal, schema)) /* the connector's answer in Trino */
+        return err_set_at(err, cat->iceberg ? SQE_ERR_SCHEMA_NOT_FOUND : SQE_ERR_NOT_FOUND,
+                          qn->parts[0].line, qn->parts[0].col, "Schema %s not found", schema);
     cat_table *t;
     cat_view *v;
     if (catalog_get_table(cat, conn->principal, schema, name, &t, NULL) == SQE_OK) {
         cat_table_unref(t);
-        return err_set_at(err, SQE_ERR_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
-                          "Table '%s.%s.%s' already exists", cat->name, schema, name);
+        return err_set_at(err, SQE_ERR_TABLE_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
+                          "Table already exists: '%s.%s.%s'", cat->name, schema, name);
     }
     if (!or_replace && catalog_get_view(cat, schema, name, &v, NULL) == SQE_OK) {
         cat_view_unref(v);
-        return err_set_at(err, SQE_ERR_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
-                          "View '%s.%s.%s' already exists", cat->name, schema, name);
+        return err_set_at(err, SQE_ERR_TABLE_ALREADY_EXISTS, qn->parts[0].line, qn->parts[0].col,
+                          "View already exists: '%s.%s.%s'", cat->name, schema, name);
     }
     arena a;
     arena_init(&a, NULL);
@@ -731,7 +734,7 @@ static int use_schema(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
     const char *schema;
     SQE_TRY(bind_resolve_schema_name(&env, &st->u.use, &cat, &schema, err));
     if (!catalog_has_schema(cat, conn->principal, schema))
-        return err_set_at(err, SQE_ERR_SCHEMA_NOT_FOUND, st->u.use.parts[0].line,
+        return err_set_at(err, SQE_ERR_NOT_FOUND, st->u.use.parts[0].line, /* Trino's UseTask */
                           st->u.use.parts[0].col,
                           "Schema does not exist: %s.%s", cat->name, schema);
     char *c = strdup(cat->name), *s = strdup(schema);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "catalog/system_tables.h"
+#include "common/utf8.h"
 #include "engine/engine.h"
 #include "types/tz.h"
 
@@ -52,7 +53,8 @@ static int cmp_name(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Catalogs sorted by name, the virtual system catalog included (Trino). */
+/* Catalogs sorted by name, the virtual system catalog included (Trino). The column is
+ * varchar(n), n the longest name (Trino answers it from a VALUES list of the names). */
 static int show_catalogs(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
     uint32_t n = conn->db->n_catalogs;
     const char **names = calloc(n + 1, sizeof *names);
@@ -64,7 +66,14 @@ static int show_catalogs(sqe_conn *conn, const sql_stmt *st, sqe_result **out, s
     }
     if (!have_system) names[n++] = SYS_CATALOG;
     qsort(names, n, sizeof *names, cmp_name);
-    int rc = one_column("Catalog", out, err);
+    uint32_t longest = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len = (uint32_t)utf8_count(names[i], strlen(names[i]));
+        if (len > longest) longest = len;
+    }
+    const char *col = "Catalog";
+    sqe_type type = type_varchar(longest);
+    int rc = engine_result_create(1, &col, &type, out, err);
     for (uint32_t i = 0; !rc && i < n; i++)
         if (matches(st, names[i])) rc = engine_result_add_text_row(*out, &names[i], err);
     free(names);
@@ -82,7 +91,7 @@ static int show_schemas(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
                        "Catalog must be specified when session catalog is not set");
     catalog *cat = bind_find_catalog(&env, cat_name);
     if (!cat && strcmp(cat_name, SYS_CATALOG) != 0)
-        return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' does not exist", cat_name);
+        return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' not found", cat_name);
     arena a;
     arena_init(&a, NULL);
     char **own = NULL;

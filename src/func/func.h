@@ -227,6 +227,8 @@ int func_resolve_window(arena *a, const char *name, const sqe_type *args, uint32
 bool func_is_aggregate(const char *name);
 bool func_is_window(const char *name);
 bool func_exists(const char *name);
+/* Whether text is one JSON value json_parse accepts (the binder checks JSON '...' literals). */
+bool func_json_text_valid(const char *text, size_t len);
 
 /* Function families. Each family file (func/scalar_<family>.c, func/agg_<family>.c,
  * func/window_list.c) defines one getter returning its table; registry.c declares them weak

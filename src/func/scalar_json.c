@@ -3,7 +3,7 @@
  * json_extract_scalar, json_array_length, json_array_get, json_array_contains, json_size,
  * is_json_scalar.
  *
- * INTERFACE: func_scalar_family_json.
+ * INTERFACE: func_scalar_family_json, func_json_text_valid.
  *
  * NOTES: JSON values are text in canonical form, as Trino keeps them: object keys sorted,
  * no insignificant white space, strings escaped like vec_format_json_string, integers as
@@ -32,6 +32,13 @@
 
 static json_t *json_parse_text(const sqe_str *s, json_error_t *jerr) {
     return json_loadb(SDATA(s), s->len, JSON_DECODE_ANY | JSON_ALLOW_NUL, jerr);
+}
+
+bool func_json_text_valid(const char *text, size_t len) {
+    json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    if (!j) return false;
+    json_decref(j);
+    return true;
 }
 
 static int key_cmp(const void *a, const void *b) {

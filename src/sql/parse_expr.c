@@ -910,6 +910,10 @@ static sql_expr *parse_word(sql_parser *p) {
         if (next->kind == TK_LPAREN) return parse_row(p);
         break;
     case KW_INTERVAL:
+        /* INTERVAL 'x' without a field is the generic literal of a type named interval (as
+         * in Trino's grammar), which the binder refuses as an unknown type. */
+        if (is_string_tok(next) && interval_field(sql_peek(p, 2)) == SQL_IFIELD_NONE)
+            return parse_typed_literal(p, 1);
         if (is_string_tok(next) ||
             ((next->kind == TK_MINUS || next->kind == TK_PLUS) && is_string_tok(sql_peek(p, 2))))
             return parse_interval(p);

@@ -592,6 +592,10 @@ static void test_literals(void **state) {
          "(query (select (items (date '1998-12-01') (time '01:02:03') (timestamp '2020-01-01 00:00:00') (timestamp '2020-01-01 00:00:00 UTC') (decimal '1.50') (real '1.5') (double '1') (char 'x') (varchar 'x') (json '[1]') (uuid '12151fd2-7586-11e9-8f9e-2a86e4085a59') (double '2') (varbinary 'x') (ipaddress '1.2.3.4'))))"},
         {"select interval '3' day, interval -'3' hour, interval +'1-2' year to month, interval '1 02:03:04' day to second, interval '5' minute, interval '7' second, interval '2' month",
          "(query (select (items (interval '3' day) (interval - '3' hour) (interval '1-2' year to month) (interval '1 02:03:04' day to second) (interval '5' minute) (interval '7' second) (interval '2' month))))"},
+        /* without a field, INTERVAL 'x' is the literal of a type named interval (Trino's
+         * grammar; the binder refuses the type): FORTNIGHT is then an alias */
+        {"select interval '1' fortnight, interval '1'",
+         "(query (select (items (as (interval '1') fortnight) (interval '1'))))"},
         {"select array[], array[1, 2], array[array[1], array[2, 3]], row(1, 'a'), (1, 2), map(array['a'], array[1])",
          "(query (select (items (array) (array 1 2) (array (array 1) (array 2 3)) (row 1 'a') (row 1 2) (call map (array 'a') (array 1)))))"},
     };
@@ -1105,8 +1109,7 @@ static void test_errors(void **state) {
         {"select * from select", 1, 15},
         {"with a as select 1 select 1", 1, 11},
         {"with a as (select 1)", 1, 21},
-        {"select interval '1' fortnight", 1, 21},
-        {"select interval '1'", 1, 20},
+        {"select interval - '1' fortnight", 1, 23},
         {"select 0x8000000000000000", 1, 8},
         {"select * from t where a not b", 1, 25},
         {"select count(*", 1, 15},
