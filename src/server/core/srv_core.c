@@ -132,10 +132,19 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
     srv_core *core = calloc(1, sizeof *core);
     if (!core) return err_nomem(err, "server core");
     int rc = auth_chain_create(&core->auth, err);
+    if (!rc) {
+        auth_chain_limits al = {
+            .address_free_failures = clamp_u32(cfg->auth.max_failures_per_address)};
+        auth_chain_set_limits(core->auth, &al);
+    }
     auth_provider p;
     bool password = !strcmp(cfg->auth.mode, "password");
     if (!rc && (password || *cfg->auth.users_file)) {
-        rc = auth_password_provider(cfg->auth.users_file, &p, err);
+        auth_password_options po;
+        auth_password_options_init(&po);
+        po.max_concurrent = clamp_u32(cfg->auth.max_concurrent_password_checks);
+        po.wait_ms = clamp_u32(cfg->auth.password_check_wait_ms);
+        rc = auth_password_provider_opts(cfg->auth.users_file, &po, &p, err);
         if (rc) err_prefix(err, "[auth] users_file");
         if (!rc) rc = auth_chain_add(core->auth, &p, err);
     }
