@@ -19,7 +19,8 @@
  *   Entries idle for ENTRY_TTL_MS are reused; when a table is full the stalest entry without
  *   pending attempts is evicted, so an attacker spraying users cannot grow memory.
  * - Requests without an Authorization header never count against the address (they cost no
- *   password check); they do count per (user, address).
+ *   password check); they do count per (user, address). A login the password provider was too
+ *   busy to check (QUERY_QUEUE_FULL) counts against its address, not its user.
  * - The peer key leaves out the port (a client reconnecting gets a new one).
  * - Log lines escape control characters of the user name (it comes from the client).
  */
@@ -322,7 +323,11 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
     } else {
         attempt_end(chain->fails, key, !uncounted, chain->user_free, now);
     }
-    if (count_addr) attempt_end(chain->addr_fails, addr, rc && !uncounted, chain->address_free, now);
+    /* a login the gate turned away counts against its address: one address that keeps the
+     * gate full is soon refused before it, and leaves the gate to the others */
+    if (count_addr)
+        attempt_end(chain->addr_fails, addr, rc && rc != SQE_ERR_OUT_OF_MEMORY,
+                    chain->address_free, now);
     pthread_mutex_unlock(&chain->lock);
 
     if (uncounted) {
