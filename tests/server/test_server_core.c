@@ -161,7 +161,7 @@ static void test_users_file_errors(void **state) {
 
 static int authn(auth_chain *c, const char *authz, const char *user, const char *peer,
                  char **principal, sqe_error *e) {
-    auth_request r = {authz, user, peer};
+    auth_request r = {.authorization = authz, .user = user, .peer = peer};
     return auth_chain_authenticate(c, &r, principal, e);
 }
 
@@ -260,10 +260,15 @@ static void *slow_login_run(void *arg) {
     slow_login *sl = arg;
     char *who = NULL;
     sqe_error e;
-    auth_request r = {sl->authz, NULL, "10.3.3.3:1"};
+    auth_request r = {.authorization = sl->authz, .peer = "10.3.3.3:1"};
     sl->rc = auth_chain_authenticate(sl->chain, &r, &who, &e);
     free(who);
     return NULL;
+}
+
+static bool always_gone(void *ctx) {
+    (void)ctx;
+    return true;
 }
 
 static void test_hash_gate(void **state) {
@@ -301,6 +306,14 @@ static void test_hash_gate(void **state) {
     /* the gate is free again, and the busy answer counted nothing against the user */
     assert_int_equal(authn(c, other, NULL, "10.4.4.4:1", &who, &e), AUTH_ERR_UNAUTHENTICATED);
     assert_non_null(strstr(e.message, "Invalid user name or password"));
+    /* a client that went away is not checked (no wait, no hash), and its failure counts
+     * against its address only */
+    sl.rc = -1;
+    assert_int_equal(pthread_create(&t, NULL, slow_login_run, &sl), 0);
+    usleep(200 * 1000);
+    auth_request gone_req = {other, NULL, "10.5.5.5:1", always_gone, NULL};
+    assert_int_equal(auth_chain_authenticate(c, &gone_req, &who, &e), SQE_ERR_USER_CANCELED);
+    pthread_join(t, NULL);
     free(wrong);
     free(other);
     auth_chain_destroy(c);

@@ -20,7 +20,8 @@
  *   pending attempts is evicted, so an attacker spraying users cannot grow memory.
  * - Requests without an Authorization header never count against the address (they cost no
  *   password check); they do count per (user, address). A login the password provider was too
- *   busy to check (QUERY_QUEUE_FULL) counts against its address, not its user.
+ *   busy to check (QUERY_QUEUE_FULL) or whose client went away before the check (USER_CANCELED)
+ *   counts against its address, not its user.
  * - The peer key leaves out the port (a client reconnecting gets a new one).
  * - Log lines escape control characters of the user name (it comes from the client).
  */
@@ -305,7 +306,8 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
                      req->authorization ? "Unsupported credentials"
                                         : "Authentication required");
     /* not the client's failure: nothing counted */
-    bool uncounted = rc == SQE_ERR_OUT_OF_MEMORY || rc == SQE_ERR_QUERY_QUEUE_FULL;
+    bool uncounted = rc == SQE_ERR_OUT_OF_MEMORY || rc == SQE_ERR_QUERY_QUEUE_FULL ||
+                     rc == SQE_ERR_USER_CANCELED;
     now = mono_ms();
     pthread_mutex_lock(&chain->lock);
     if (!rc) {
@@ -331,7 +333,7 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
     pthread_mutex_unlock(&chain->lock);
 
     if (uncounted) {
-        if (rc == SQE_ERR_QUERY_QUEUE_FULL)
+        if (rc == SQE_ERR_QUERY_QUEUE_FULL || rc == SQE_ERR_USER_CANCELED)
             fprintf(stderr, "sqe serve: authentication of user '%s' from %s not checked: %s\n",
                     user, addr[0] ? addr : "?", e2.message);
         if (err) *err = e2;

@@ -42,6 +42,10 @@ typedef struct auth_request {
     const char *authorization; /* Authorization header value, or NULL */
     const char *user;          /* the protocol's claimed user (X-Trino-User), or NULL */
     const char *peer;          /* "ip:port", IPv6 as "[ip]:port"; NULL = unknown (not loopback) */
+    /* Optional: true when the client no longer waits for the answer (connection closed, HTTP/2
+     * stream reset); its password is then not checked. Called from the checking thread. */
+    bool (*gone)(void *gone_ctx);
+    void *gone_ctx;
 } auth_request;
 
 /* One authenticator. check returns SQE_OK with *principal set (malloc'd) to accept, SQE_OK with
@@ -83,7 +87,9 @@ const char *auth_chain_name(const auth_chain *chain, uint32_t i);
 /* Authenticates one request. On success *principal is the user name (malloc'd, caller frees).
  * On error (AUTH_ERR_UNAUTHENTICATED, message for the client, never naming which of user or
  * password was wrong) *principal is untouched and the failure is counted for rate limiting;
- * SQE_ERR_QUERY_QUEUE_FULL means the server was too busy to check (not counted; retry later). */
+ * SQE_ERR_QUERY_QUEUE_FULL means the server was too busy to check, SQE_ERR_USER_CANCELED that
+ * the client went away before its password was checked (both counted against the address only,
+ * not the user). */
 int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
                             sqe_error *err);
 /* auth_chain_authenticate giving the principal (user and the accepting provider's method; no

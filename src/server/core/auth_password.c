@@ -20,7 +20,9 @@
  * - The hash gate: at most max_concurrent PBKDF2 runs at a time (default half the cores, at
  *   least 1); at most 2 x max_concurrent more wait, each for at most wait_ms; anything beyond is
  *   refused at once with QUERY_QUEUE_FULL ("busy", HTTP 503), so a login flood costs bounded CPU,
- *   never queues without bound, and ties up at most 3 x max_concurrent HTTP threads.
+ *   never queues without bound, and ties up at most 3 x max_concurrent HTTP threads. A request
+ *   whose client went away (auth_request.gone: closed connection, reset HTTP/2 stream) is not
+ *   checked: gone is asked before waiting and again before hashing.
  */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -300,9 +302,14 @@ static void cache_mac(const pw_state *st, const char *user, const char *password
     free(buf);
 }
 
-/* Takes a place in the hash gate: SQE_OK (call gate_leave afterwards), or QUERY_QUEUE_FULL
- * when max_concurrent checks run and the waiting room is full or the wait ran out. */
-static int gate_enter(pw_state *st, sqe_error *err) {
+static void gate_leave(pw_state *st);
+
+/* Takes a place in the hash gate: SQE_OK (call gate_leave afterwards), QUERY_QUEUE_FULL when
+ * max_concurrent checks run and the waiting room is full or the wait ran out, USER_CANCELED
+ * when the client went away (checked before waiting and again once a place is free). */
+static int gate_enter(pw_state *st, const auth_request *req, sqe_error *err) {
+    if (req->gone && req->gone(req->gone_ctx))
+        return err_set(err, SQE_ERR_USER_CANCELED, "The client went away before the check");
     pthread_mutex_lock(&st->lock);
     bool ok = st->gate_active < st->gate_max;
     if (!ok && st->gate_waiting < st->gate_max_waiting) {
@@ -331,6 +338,10 @@ static int gate_enter(pw_state *st, sqe_error *err) {
     if (!ok)
         return err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
                        "The server is busy checking passwords; retry in a moment");
+    if (req->gone && req->gone(req->gone_ctx)) {
+        gate_leave(st);
+        return err_set(err, SQE_ERR_USER_CANCELED, "The client went away before the check");
+    }
     return SQE_OK;
 }
 
@@ -374,7 +385,7 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
     }
     if (!hash) {
         /* unknown user: spend the same time as for a known one */
-        rc = gate_enter(st, err);
+        rc = gate_enter(st, req, err);
         if (rc) goto out;
         parsed_hash ph;
         memset(&ph, 0, sizeof ph);
@@ -397,7 +408,7 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
     pthread_mutex_unlock(&st->lock);
     bool ok = cached;
     if (!cached) {
-        rc = gate_enter(st, err);
+        rc = gate_enter(st, req, err);
         if (rc) goto out;
         sqe_error e3;
         if (auth_password_verify(hash, password, &ok, &e3) != SQE_OK) ok = false;

@@ -37,8 +37,10 @@ struct srv_core {
 
 /* --- hooks ---------------------------------------------------------------------------------- */
 
-static int hook_authenticate(void *ud, const char *authorization, const char *user,
-                             const char *peer, sqe_principal **principal, sqe_error *err) {
+static int hook_authenticate_cancellable(void *ud, const char *authorization, const char *user,
+                                         const char *peer, bool (*gone)(void *gone_ctx),
+                                         void *gone_ctx, sqe_principal **principal,
+                                         sqe_error *err) {
     srv_core *core = ud;
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
         const char *tok = authorization + 7;
@@ -65,8 +67,14 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
         free(p);
         return rc;
     }
-    auth_request req = {authorization, user, peer};
+    auth_request req = {authorization, user, peer, gone, gone_ctx};
     return auth_chain_authenticate_principal(core->auth, &req, principal, err);
+}
+
+static int hook_authenticate(void *ud, const char *authorization, const char *user,
+                             const char *peer, sqe_principal **principal, sqe_error *err) {
+    return hook_authenticate_cancellable(ud, authorization, user, peer, NULL, NULL, principal,
+                                         err);
 }
 
 static int hook_session_open(void *ud, const sqe_principal *principal, char **token,
@@ -197,6 +205,7 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
     core->hooks = (srv_hooks){
         .ud = core,
         .authenticate = hook_authenticate,
+        .authenticate_cancellable = hook_authenticate_cancellable,
         .session_open = hook_session_open,
         .session_resolve = hook_session_resolve,
         .session_save = hook_session_save,

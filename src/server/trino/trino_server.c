@@ -24,6 +24,7 @@
  * used when it is a plain host[:port], else from the listening address.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -443,6 +444,18 @@ static enum MHD_Result send_unauthorized(struct MHD_Connection *c, const char *w
     return ret;
 }
 
+/* True when the client closed its end of the connection (end of file waiting on the socket):
+ * its password is then not checked. */
+static bool client_gone(void *ctx) {
+    struct MHD_Connection *c = ctx;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || ci->connect_fd < 0) return false;
+    char b;
+    ssize_t n = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 /* 503 with Retry-After: the server was too busy to check the credentials (the trino clients
  * retry a 503 by themselves). */
 static enum MHD_Result send_busy(struct MHD_Connection *c, const char *why) {
@@ -571,8 +584,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         const char *user = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trino-User");
         if (!authz && (!user || !*user) && is_post && !strcmp(url, "/v1/statement"))
             return send_text(c, 400, "User must be set");
-        int arc = hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL, &principal,
-                                      &e);
+        int arc = hooks->authenticate_cancellable
+                      ? hooks->authenticate_cancellable(hooks->ud, authz, user,
+                                                        peer[0] ? peer : NULL, client_gone, c,
+                                                        &principal, &e)
+                      : hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL,
+                                            &principal, &e);
+        if (arc == SQE_ERR_USER_CANCELED) return MHD_NO; /* nobody to answer: close */
         if (arc == SQE_ERR_QUERY_QUEUE_FULL) return send_busy(c, e.message);
         if (arc != SQE_OK)
             return send_unauthorized(c, e.message[0] ? e.message : "authentication failed");
