@@ -421,3 +421,26 @@ def test_tls13_and_tls12_ecdhe_aead_accepted(tls_server):
     # a default client negotiates TLS 1.3
     v = handshake(tls_server.trino_port, client_context())
     assert v and v[0] == "TLSv1.3", v
+
+
+# --- the limits are configuration keys ------------------------------------------------------------
+
+def test_address_limit_and_gate_are_configurable(tmp_path):
+    srv = start(tmp_path, "max_failures_per_address = 2\nmax_concurrent_password_checks = 1\n"
+                "password_check_wait = \"1s\"\n", iterations=1000)
+    try:
+        port = srv.trino_port
+        for name in ("eve", "mallory"):
+            st, body = request(port, "POST", "/v1/statement",
+                               {"Authorization": basic(name, "x"), "X-Trino-User": name},
+                               b"SELECT 1", source="127.0.0.9")
+            assert st == 401 and "Invalid user name or password" in body, body
+        st, body = request(port, "POST", "/v1/statement",
+                           {"Authorization": basic("trent", "x"), "X-Trino-User": "trent"},
+                           b"SELECT 1", source="127.0.0.9")
+        assert st == 401 and "from this address" in body, body
+    finally:
+        stop(srv)
+    r = subprocess.run([str(default_binary()), "config", "check", str(srv.config)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
