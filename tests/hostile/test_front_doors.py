@@ -9,9 +9,10 @@ build) on free ports and attacks it before any login:
   client (127.0.0.1, credentials verified before the flood) keeps a p99 under 1 s for whole
   queries. The users file uses 100,000 PBKDF2 iterations so that one check costs real CPU
   (tens of ms), as in production (600,000 by default);
-- 24 wrong passwords for one user sent at the same moment: at most 3 are checked (attempts
-  count when they start), the rest are refused by the backoff (or, for one of those 3, by the
-  hash gate as busy);
+- 24 different wrong passwords for one user sent at the same moment: at most 3 are checked
+  (attempts count when they start), the rest are refused by the backoff (or by the hash gate as
+  busy); then 8 logins of a connection pool with the same right password at once all succeed
+  (same credentials are one attempt and one check);
 - request smuggling shapes over a raw socket: Content-Length with Transfer-Encoding, two
   different Content-Lengths, "Transfer-Encoding :", folded header lines, bare-LF header lines
   and bare-LF chunk lines all get 400 and a closed connection;
@@ -223,12 +224,17 @@ def test_parallel_wrong_passwords_are_counted_when_they_start(tmp_path):
         barrier = threading.Barrier(n)
         results = []
         lock = threading.Lock()
-        hdr = {"Authorization": basic("bob", "nope"), "X-Trino-User": "bob",
-               "Host": "x", "Content-Length": "8", "Connection": "close"}
-        raw = ("POST /v1/statement HTTP/1.1\r\n" +
-               "".join(f"{k}: {v}\r\n" for k, v in hdr.items()) + "\r\nSELECT 1").encode()
 
-        def one():
+        def raw_login(user, password):
+            hdr = {"Authorization": basic(user, password), "X-Trino-User": user,
+                   "Host": "x", "Content-Length": "8", "Connection": "close"}
+            return ("POST /v1/statement HTTP/1.1\r\n" +
+                    "".join(f"{k}: {v}\r\n" for k, v in hdr.items()) + "\r\nSELECT 1").encode()
+
+        guesses = iter([raw_login("bob", f"guess{i}") for i in range(n)])
+
+        def one(raw=None):
+            raw = raw or next(guesses)
             s = socket.create_connection(("127.0.0.1", srv.trino_port), timeout=30)
             try:
                 barrier.wait()
@@ -257,6 +263,19 @@ def test_parallel_wrong_passwords_are_counted_when_they_start(tmp_path):
         assert checked + refused + busy == n, \
             [r.split("\r\n")[0] + " " + r.rsplit("\r\n", 1)[-1] for r in results]
         assert 1 <= checked <= 3, (checked, refused, busy)
+
+        # a connection pool logging in at once with the right password (same credentials, not
+        # yet verified) is one attempt: none is refused, neither by the backoff nor as busy
+        barrier = threading.Barrier(8)
+        results.clear()
+        good = raw_login("alice", "wonderland")
+        threads = [threading.Thread(target=one, args=(good,)) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(r.startswith("HTTP/1.1 200") for r in results), \
+            [r.split("\r\n")[0] + " " + r.rsplit("\r\n", 1)[-1][:100] for r in results]
     finally:
         stop(srv)
 

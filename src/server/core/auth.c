@@ -13,7 +13,9 @@
  *   later one opens a backoff window (250 ms doubling, capped at 30 s) during which attempts are
  *   refused without running the (expensive) password check. An attempt is counted as pending
  *   when it starts and the window is opened from failures + pending, so N parallel wrong
- *   passwords are refused like N sequential ones; when the attempt ends it becomes a failure
+ *   passwords are refused like N sequential ones; requests carrying the same credentials at the
+ *   same time (a connection pool logging in) are one pending attempt, tracked by a SHA-256
+ *   digest of the Authorization header. When the attempt ends it becomes a failure
  *   (window renewed from its end) or goes away. A success clears its (user, address) entry but
  *   not the address's failures (one valid account must not reset an address's guesses).
  *   Entries idle for ENTRY_TTL_MS are reused; when a table is full the stalest entry without
@@ -35,6 +37,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <openssl/evp.h>
+
 #include "common/base64.h"
 
 #define MAX_PROVIDERS 8
@@ -43,12 +47,17 @@
 #define BACKOFF_MAX_MS 30000
 #define ENTRY_TTL_MS (10 * 60 * 1000)
 
+#define INFLIGHT_SLOTS 8
+
 typedef struct fail_entry {
     char key[200]; /* "user\npeer-address" or "peer-address"; "" = free */
     uint32_t failures;
-    uint32_t pending; /* attempts started and not finished */
+    uint32_t pending; /* distinct credentials being checked now */
     int64_t last_ms;
     int64_t blocked_until_ms;
+    /* the credentials being checked (digests; 0 = free) and how many requests carry each */
+    uint64_t inflight[INFLIGHT_SLOTS];
+    uint32_t inflight_refs[INFLIGHT_SLOTS];
 } fail_entry;
 
 struct auth_chain {
@@ -234,28 +243,67 @@ static void block_until(fail_entry *e, int64_t until) {
     if (until > e->blocked_until_ms) e->blocked_until_ms = until;
 }
 
-/* Starts an attempt on e (may be NULL): counts it as pending and opens the window its count
- * calls for. */
-static void attempt_start(fail_entry *e, uint32_t free_failures, int64_t now) {
+/* Starts an attempt with the credentials of digest on e (may be NULL): a credential not
+ * already being checked counts as pending, and the window its count calls for opens now.
+ * Requests with the same credentials at the same time (a client's connection pool logging in)
+ * are one attempt. */
+static void attempt_start(fail_entry *e, uint64_t digest, uint32_t free_failures, int64_t now) {
     if (!e) return;
-    e->pending++;
     e->last_ms = now;
+    int free_slot = -1;
+    for (int i = 0; i < INFLIGHT_SLOTS; i++) {
+        if (e->inflight[i] == digest) {
+            e->inflight_refs[i]++;
+            return;
+        }
+        if (!e->inflight[i] && free_slot < 0) free_slot = i;
+    }
+    if (free_slot >= 0) { /* else: counted, not tracked (ends as an untracked attempt) */
+        e->inflight[free_slot] = digest;
+        e->inflight_refs[free_slot] = 1;
+    }
+    e->pending++;
     int64_t b = backoff_ms(e->failures + e->pending, free_failures);
     if (b) block_until(e, now + b);
 }
 
-/* Ends an attempt on the entry of key in table: failed, or not (then only the pending count
- * goes). */
-static void attempt_end(fail_entry *table, const char *key, bool failed, uint32_t free_failures,
-                        int64_t now) {
+/* Ends an attempt on the entry of key in table: failed, succeeded (ok: the failures and the
+ * window go), or neither (only the pending count goes). */
+static void attempt_end(fail_entry *table, const char *key, uint64_t digest, bool failed,
+                        bool ok, uint32_t free_failures, int64_t now) {
     fail_entry *e = fail_find(table, key, failed, now);
     if (!e) return;
-    if (e->pending) e->pending--;
+    bool last = true;
+    for (int i = 0; i < INFLIGHT_SLOTS; i++)
+        if (e->inflight[i] == digest) {
+            last = --e->inflight_refs[i] == 0;
+            if (last) e->inflight[i] = 0;
+            break;
+        }
+    if (last && e->pending) e->pending--;
+    if (ok) {
+        e->failures = 0;
+        e->blocked_until_ms = 0;
+        if (!e->pending) e->key[0] = 0;
+        return;
+    }
     if (!failed) return;
     e->failures++;
     e->last_ms = now;
     int64_t b = backoff_ms(e->failures, free_failures);
     if (b) block_until(e, now + b);
+}
+
+/* A digest of the request's credentials (never 0), to recognize the same credentials in
+ * flight. */
+static uint64_t credentials_digest(const auth_request *req) {
+    const char *a = req->authorization ? req->authorization : "";
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    uint64_t d = 0;
+    if (EVP_Digest(a, strlen(a), md, &n, EVP_sha256(), NULL) == 1 && n >= 8)
+        memcpy(&d, md, sizeof d);
+    return d ? d : 1;
 }
 
 /* The chain's decision: *principal (malloc'd user name) and the method of the provider that
@@ -267,6 +315,7 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
     peer_address(req->peer, addr, sizeof addr);
     snprintf(key, sizeof key, "%s\n%s", user, addr);
     bool count_addr = req->authorization != NULL;
+    uint64_t digest = credentials_digest(req);
     int64_t now = mono_ms();
 
     pthread_mutex_lock(&chain->lock);
@@ -275,10 +324,10 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
     int64_t wait = e && e->blocked_until_ms > now ? e->blocked_until_ms - now : 0;
     int64_t await = ae && ae->blocked_until_ms > now ? ae->blocked_until_ms - now : 0;
     if (!wait && !await) {
-        attempt_start(fail_find(chain->fails, key, true, now), chain->user_free, now);
+        attempt_start(fail_find(chain->fails, key, true, now), digest, chain->user_free, now);
         if (count_addr)
-            attempt_start(fail_find(chain->addr_fails, addr, true, now), chain->address_free,
-                          now);
+            attempt_start(fail_find(chain->addr_fails, addr, true, now), digest,
+                          chain->address_free, now);
     }
     pthread_mutex_unlock(&chain->lock);
     if (wait > 0 || await > 0) {
@@ -310,25 +359,12 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
                      rc == SQE_ERR_USER_CANCELED;
     now = mono_ms();
     pthread_mutex_lock(&chain->lock);
-    if (!rc) {
-        e = fail_find(chain->fails, key, false, now);
-        if (e) {
-            uint32_t pending = e->pending ? e->pending - 1 : 0;
-            int64_t last = e->last_ms;
-            memset(e, 0, sizeof *e);
-            if (pending) { /* other attempts of this key are still running */
-                snprintf(e->key, sizeof e->key, "%s", key);
-                e->pending = pending;
-                e->last_ms = last;
-            }
-        }
-    } else {
-        attempt_end(chain->fails, key, !uncounted, chain->user_free, now);
-    }
+    attempt_end(chain->fails, key, digest, rc && !uncounted, !rc, chain->user_free, now);
     /* a login the gate turned away counts against its address: one address that keeps the
-     * gate full is soon refused before it, and leaves the gate to the others */
+     * gate full is soon refused before it, and leaves the gate to the others. A success does
+     * not clear the address's failures. */
     if (count_addr)
-        attempt_end(chain->addr_fails, addr, rc && rc != SQE_ERR_OUT_OF_MEMORY,
+        attempt_end(chain->addr_fails, addr, digest, rc && rc != SQE_ERR_OUT_OF_MEMORY, false,
                     chain->address_free, now);
     pthread_mutex_unlock(&chain->lock);
 

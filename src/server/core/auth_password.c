@@ -23,6 +23,9 @@
  *   never queues without bound, and ties up at most 3 x max_concurrent HTTP threads. A request
  *   whose client went away (auth_request.gone: closed connection, reset HTTP/2 stream) is not
  *   checked: gone is asked before waiting and again before hashing.
+ * - Requests with the same credentials at the same time share one check (verify_once): the
+ *   first runs it, the others (at most MAX_FOLLOWERS, beyond: busy) wait for its answer
+ *   without taking a gate place.
  */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -45,11 +48,21 @@
 #define CACHE_SLOTS 256
 #define CACHE_TTL_MS (5 * 60 * 1000)
 #define MAX_FILE_BYTES (16 << 20)
+#define VERIFY_SLOTS 32
+#define FOLLOW_WAIT_MS 10000
+#define MAX_FOLLOWERS 8 /* requests waiting for one check (each holds an HTTP thread) */
 
 typedef struct pw_user {
     char *name;
     char *hash; /* "$pbkdf2-sha256$..." as in the file */
 } pw_user;
+
+/* A check running now, that requests with the same credentials wait for (verify_once). */
+typedef struct verifying {
+    unsigned char mac[32];
+    bool used, done, unchecked, ok;
+    uint32_t waiters;
+} verifying;
 
 typedef struct cache_entry {
     unsigned char mac[32];
@@ -72,6 +85,8 @@ typedef struct pw_state {
     uint32_t gate_max, gate_max_waiting, gate_wait_ms;
     uint32_t gate_active, gate_waiting;
     uint64_t gate_refused, hashes;
+    verifying verifying[VERIFY_SLOTS];
+    pthread_cond_t verify_cond; /* CLOCK_MONOTONIC; a verifying entry is done */
 } pw_state;
 
 static int64_t mono_ms(void) {
@@ -280,6 +295,7 @@ static void pw_destroy(void *state) {
     free(st->path);
     OPENSSL_cleanse(st->key, sizeof st->key);
     pthread_cond_destroy(&st->gate_cond);
+    pthread_cond_destroy(&st->verify_cond);
     pthread_mutex_destroy(&st->lock);
     free(st);
 }
@@ -352,6 +368,70 @@ static void gate_leave(pw_state *st) {
     pthread_mutex_unlock(&st->lock);
 }
 
+/* Checks password against hash once for all requests carrying the same credentials (mac) at
+ * the same time: the first runs the check (through the gate), the others wait for its answer
+ * without a gate place, so a connection pool logging in costs one PBKDF2 and is not turned
+ * away as busy. A waiter gives up after FOLLOW_WAIT_MS (busy). */
+static int verify_once(pw_state *st, const auth_request *req, const unsigned char mac[32],
+                       const char *hash, const char *password, bool *ok, sqe_error *err) {
+    pthread_mutex_lock(&st->lock);
+    verifying *v = NULL, *free_v = NULL;
+    for (int i = 0; i < VERIFY_SLOTS && !v; i++) {
+        if (st->verifying[i].used && !memcmp(st->verifying[i].mac, mac, 32))
+            v = &st->verifying[i];
+        else if (!st->verifying[i].used && !free_v)
+            free_v = &st->verifying[i];
+    }
+    if (v && !v->done && v->waiters >= MAX_FOLLOWERS) {
+        pthread_mutex_unlock(&st->lock);
+        return err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                       "The server is busy checking passwords; retry in a moment");
+    }
+    if (v && !v->done) { /* follow the check already running */
+        v->waiters++;
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_sec += FOLLOW_WAIT_MS / 1000;
+        int wrc = 0;
+        while (!v->done && wrc == 0) wrc = pthread_cond_timedwait(&st->verify_cond, &st->lock, &dl);
+        bool done = v->done, unchecked = v->unchecked, good = v->ok;
+        if (--v->waiters == 0 && v->done) memset(v, 0, sizeof *v);
+        pthread_mutex_unlock(&st->lock);
+        if (!done || unchecked)
+            return err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                           "The server is busy checking passwords; retry in a moment");
+        *ok = good;
+        return SQE_OK;
+    }
+    if (!v && free_v) { /* lead: others with the same credentials wait for this check */
+        v = free_v;
+        memset(v, 0, sizeof *v);
+        memcpy(v->mac, mac, 32);
+        v->used = true;
+    } else {
+        v = NULL; /* table full (or a finished slot not yet freed): check alone */
+    }
+    pthread_mutex_unlock(&st->lock);
+    int rc = gate_enter(st, req, err);
+    if (!rc) {
+        sqe_error e3;
+        if (auth_password_verify(hash, password, ok, &e3) != SQE_OK) *ok = false;
+        gate_leave(st);
+    }
+    if (v) {
+        pthread_mutex_lock(&st->lock);
+        v->done = true;
+        v->unchecked = rc != SQE_OK;
+        v->ok = !rc && *ok;
+        if (v->waiters == 0)
+            memset(v, 0, sizeof *v);
+        else
+            pthread_cond_broadcast(&st->verify_cond);
+        pthread_mutex_unlock(&st->lock);
+    }
+    return rc;
+}
+
 static int pw_check(void *state, const auth_request *req, char **principal, sqe_error *err) {
     pw_state *st = state;
     if (!req->authorization) return SQE_OK;
@@ -408,11 +488,8 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
     pthread_mutex_unlock(&st->lock);
     bool ok = cached;
     if (!cached) {
-        rc = gate_enter(st, req, err);
+        rc = verify_once(st, req, mac, hash, password, &ok, err);
         if (rc) goto out;
-        sqe_error e3;
-        if (auth_password_verify(hash, password, &ok, &e3) != SQE_OK) ok = false;
-        gate_leave(st);
         if (ok) {
             pthread_mutex_lock(&st->lock);
             int slot = 0;
@@ -459,6 +536,7 @@ int auth_password_provider_opts(const char *users_file, const auth_password_opti
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->gate_cond, &ca);
+    pthread_cond_init(&st->verify_cond, &ca);
     pthread_condattr_destroy(&ca);
     st->gate_max = o->max_concurrent;
     if (!st->gate_max) {
