@@ -204,7 +204,7 @@ static const config_key keys[] = {
         4096, NULL,
         "Password hashes (PBKDF2) checked at a time; 0 = half the cores, at least 1. Twice as "
         "many more wait up to password_check_wait; beyond that a login gets 503 (retry)."),
-    DUR("auth", "password_check_wait", F(auth.password_check_wait_ms), "250ms", 0, 10 * SEC,
+    DUR("auth", "password_check_wait", F(auth.password_check_wait_ms), "100ms", 0, 10 * SEC,
         NULL, "How long a login waits for a password check place before it gets 503."),
     INT("auth", "max_failures_per_address", F(auth.max_failures_per_address), "20", 1, 1000000,
         NULL,

@@ -115,7 +115,7 @@ typedef struct auth_password_options {
     uint32_t wait_ms;        /* how long a check waits for a place; 0 = do not wait */
 } auth_password_options;
 
-#define AUTH_PASSWORD_DEFAULT_WAIT_MS 250u
+#define AUTH_PASSWORD_DEFAULT_WAIT_MS 100u
 
 /* Defaults: max_concurrent 0, wait_ms AUTH_PASSWORD_DEFAULT_WAIT_MS. */
 void auth_password_options_init(auth_password_options *o);
