@@ -205,6 +205,16 @@ static const config_key keys[] = {
         "File of users with salted password hashes (required when mode = \"password\")."),
     BOOL("auth", "anonymous_loopback_only", F(auth.anonymous_loopback_only), "true", NULL,
          "With mode = \"anonymous\", accept only clients connecting from a loopback address."),
+    INT("auth", "max_concurrent_password_checks", F(auth.max_concurrent_password_checks), "0", 0,
+        4096, NULL,
+        "Password hashes (PBKDF2) checked at a time; 0 = half the cores, at least 1. Twice as "
+        "many more wait up to password_check_wait; beyond that a login gets 503 (retry)."),
+    DUR("auth", "password_check_wait", F(auth.password_check_wait_ms), "100ms", 0, 10 * SEC,
+        NULL, "How long a login waits for a password check place before it gets 503."),
+    INT("auth", "max_failures_per_address", F(auth.max_failures_per_address), "20", 1, 1000000,
+        NULL,
+        "Failed logins from one client address, whatever the user names, before further "
+        "attempts from it are refused for a doubling backoff (250 ms .. 30 s)."),
     DUR("auth", "token_ttl", F(auth.token_ttl_ms), "1h", SEC, 30 * DAY, NULL,
         "Lifetime of the bearer token handed out after a successful login."),
     STR("auth", "token_secret", F(auth.token_secret), "", CONFIG_SECRET, NULL, NULL,

@@ -121,6 +121,9 @@ typedef struct config_auth {
     const char *mode; /* anonymous | password */
     const char *users_file;
     int anonymous_loopback_only;
+    int64_t max_concurrent_password_checks; /* 0 = half the cores */
+    int64_t password_check_wait_ms;
+    int64_t max_failures_per_address;
     int64_t token_ttl_ms;
     const char *token_secret;
     config_list admin_roles;

@@ -55,6 +55,13 @@ typedef struct srv_hooks {
      * On success *principal is the authenticated caller (one reference for the caller). */
     int (*authenticate)(void *ud, const char *authorization, const char *user, const char *peer,
                         sqe_principal **principal, sqe_error *err);
+    /* authenticate for a request whose client may go away while it waits: gone(gone_ctx)
+     * (thread-safe, cheap) says so, and a password not yet checked is then not checked at all
+     * (USER_CANCELED). QUERY_QUEUE_FULL from either hook: too busy to check now, answer
+     * 503 / UNAVAILABLE. May be NULL (then use authenticate). */
+    int (*authenticate_cancellable)(void *ud, const char *authorization, const char *user,
+                                    const char *peer, bool (*gone)(void *gone_ctx),
+                                    void *gone_ctx, sqe_principal **principal, sqe_error *err);
 
     /* Creates a session for principal (its user) and returns its bearer token (Flight
      * Handshake). */

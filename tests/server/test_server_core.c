@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,7 @@ static void test_users_file_errors(void **state) {
 
 static int authn(auth_chain *c, const char *authz, const char *user, const char *peer,
                  char **principal, sqe_error *e) {
-    auth_request r = {authz, user, peer};
+    auth_request r = {.authorization = authz, .user = user, .peer = peer};
     return auth_chain_authenticate(c, &r, principal, e);
 }
 
@@ -211,6 +212,22 @@ static void test_chain_password(void **state) {
     free(who);
     who = NULL;
 
+    /* per address, whatever the user name: 20 failures with 20 different names from one
+     * address, then even a right password from it is refused; other addresses are not */
+    for (int i = 0; i < 20; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "spray%d", i);
+        char *spray = basic(name, "guess");
+        assert_int_equal(authn(c, spray, NULL, "10.7.7.7:1", &who, &e), AUTH_ERR_UNAUTHENTICATED);
+        assert_null(strstr(e.message, "Too many"));
+        free(spray);
+    }
+    assert_int_equal(authn(c, good, NULL, "10.7.7.7:2", &who, &e), AUTH_ERR_UNAUTHENTICATED);
+    assert_non_null(strstr(e.message, "from this address"));
+    assert_int_equal(authn(c, good, NULL, "10.7.7.8:2", &who, &e), SQE_OK);
+    free(who);
+    who = NULL;
+
     /* reload: a user appended to the file works without a restart */
     sleep(1); /* a new mtime second on coarse file systems */
     users_file(path, "bob", "builder");
@@ -227,6 +244,78 @@ static void test_chain_password(void **state) {
     free(good);
     free(bad);
     free(ghost);
+    auth_chain_destroy(c);
+    unlink(path);
+}
+
+/* The hash gate: with one place and no wait, a second check while one runs is refused as busy
+ * (QUERY_QUEUE_FULL, not counted as a failure); afterwards checks run again. */
+typedef struct slow_login {
+    auth_chain *chain;
+    const char *authz;
+    int rc;
+} slow_login;
+
+static void *slow_login_run(void *arg) {
+    slow_login *sl = arg;
+    char *who = NULL;
+    sqe_error e;
+    auth_request r = {.authorization = sl->authz, .peer = "10.3.3.3:1"};
+    sl->rc = auth_chain_authenticate(sl->chain, &r, &who, &e);
+    free(who);
+    return NULL;
+}
+
+static bool always_gone(void *ctx) {
+    (void)ctx;
+    return true;
+}
+
+static void test_hash_gate(void **state) {
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/gate-users", tmpdir);
+    unlink(path);
+    char *h = NULL;
+    assert_int_equal(auth_password_hash("slow", 3000000, &h, NULL), SQE_OK); /* ~1 s */
+    FILE *fp = fopen(path, "w");
+    fprintf(fp, "slow:%s\n", h);
+    fclose(fp);
+    free(h);
+    auth_chain *c = NULL;
+    auth_provider p;
+    auth_password_options o;
+    auth_password_options_init(&o);
+    o.max_concurrent = 1;
+    o.wait_ms = 0;
+    assert_int_equal(auth_chain_create(&c, NULL), SQE_OK);
+    assert_int_equal(auth_password_provider_opts(path, &o, &p, NULL), SQE_OK);
+    assert_int_equal(auth_chain_add(c, &p, NULL), SQE_OK);
+    char *wrong = basic("slow", "wrong");
+    slow_login sl = {c, wrong, -1};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, slow_login_run, &sl), 0);
+    usleep(200 * 1000); /* the first check is running */
+    char *who = NULL;
+    sqe_error e;
+    char *other = basic("slow", "other");
+    assert_int_equal(authn(c, other, NULL, "10.4.4.4:1", &who, &e), SQE_ERR_QUERY_QUEUE_FULL);
+    assert_non_null(strstr(e.message, "busy"));
+    pthread_join(t, NULL);
+    assert_int_equal(sl.rc, AUTH_ERR_UNAUTHENTICATED);
+    /* the gate is free again, and the busy answer counted nothing against the user */
+    assert_int_equal(authn(c, other, NULL, "10.4.4.4:1", &who, &e), AUTH_ERR_UNAUTHENTICATED);
+    assert_non_null(strstr(e.message, "Invalid user name or password"));
+    /* a client that went away is not checked (no wait, no hash), and its failure counts
+     * against its address only */
+    sl.rc = -1;
+    assert_int_equal(pthread_create(&t, NULL, slow_login_run, &sl), 0);
+    usleep(200 * 1000);
+    auth_request gone_req = {other, NULL, "10.5.5.5:1", always_gone, NULL};
+    assert_int_equal(auth_chain_authenticate(c, &gone_req, &who, &e), SQE_ERR_USER_CANCELED);
+    pthread_join(t, NULL);
+    free(wrong);
+    free(other);
     auth_chain_destroy(c);
     unlink(path);
 }
@@ -538,6 +627,7 @@ int main(void) {
         cmocka_unit_test(test_loopback),
         cmocka_unit_test(test_users_file_errors),
         cmocka_unit_test(test_chain_password),
+        cmocka_unit_test(test_hash_gate),
         cmocka_unit_test(test_chain_anonymous),
         cmocka_unit_test(test_sessions),
         cmocka_unit_test(test_session_timeouts),

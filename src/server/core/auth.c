@@ -8,11 +8,23 @@
  *   auth_anonymous_provider, auth_basic_decode, auth_peer_is_loopback, auth_user_name_valid
  *   (auth.h).
  * NOTES:
- * - Rate limiting: a fixed table of (user, peer address) -> consecutive failures. The first
- *   FREE_FAILURES failures cost nothing; each later one opens a backoff window (250 ms doubling,
- *   capped at 30 s) during which attempts are refused without running the (expensive) password
- *   check. A success clears the entry; entries idle for ENTRY_TTL_MS are reused. When the table
- *   is full the stalest entry is evicted, so an attacker spraying users cannot grow memory.
+ * - Rate limiting: two fixed tables, (user, peer address) -> consecutive failures and peer
+ *   address -> failures of any user name (spraying user names from one address does not reset
+ *   anything). The first user_free_failures (address_free_failures) failures cost nothing; each
+ *   later one opens a backoff window (250 ms doubling, capped at 30 s) during which attempts are
+ *   refused without running the (expensive) password check. An attempt is counted as pending
+ *   when it starts and the window is opened from failures + pending, so N parallel wrong
+ *   passwords are refused like N sequential ones; requests carrying the same credentials at the
+ *   same time (a connection pool logging in) are one pending attempt, tracked by a SHA-256
+ *   digest of the Authorization header. When the attempt ends it becomes a failure
+ *   (window renewed from its end) or goes away. A success clears its (user, address) entry but
+ *   not the address's failures (one valid account must not reset an address's guesses).
+ *   Entries idle for ENTRY_TTL_MS are reused; when a table is full the stalest entry without
+ *   pending attempts is evicted, so an attacker spraying users cannot grow memory.
+ * - Requests without an Authorization header never count against the address (they cost no
+ *   password check); they do count per (user, address). A login the password provider was too
+ *   busy to check (QUERY_QUEUE_FULL) or whose client went away before the check (USER_CANCELED)
+ *   counts against its address, not its user.
  * - The peer key leaves out the port (a client reconnecting gets a new one).
  * - Log lines escape control characters of the user name (it comes from the client).
  */
@@ -26,27 +38,36 @@
 #include <strings.h>
 #include <time.h>
 
+#include <openssl/evp.h>
+
 #include "common/base64.h"
 
 #define MAX_PROVIDERS 8
 #define LIMIT_SLOTS 1024
-#define FREE_FAILURES 3
 #define BACKOFF_BASE_MS 250
 #define BACKOFF_MAX_MS 30000
 #define ENTRY_TTL_MS (10 * 60 * 1000)
 
+#define INFLIGHT_SLOTS 8
+
 typedef struct fail_entry {
-    char key[200]; /* "user\npeer-address"; "" = free */
+    char key[200]; /* "user\npeer-address" or "peer-address"; "" = free */
     uint32_t failures;
+    uint32_t pending; /* distinct credentials being checked now */
     int64_t last_ms;
     int64_t blocked_until_ms;
+    /* the credentials being checked (digests; 0 = free) and how many requests carry each */
+    uint64_t inflight[INFLIGHT_SLOTS];
+    uint32_t inflight_refs[INFLIGHT_SLOTS];
 } fail_entry;
 
 struct auth_chain {
     auth_provider providers[MAX_PROVIDERS];
     uint32_t n;
-    pthread_mutex_t lock; /* the failure table */
-    fail_entry fails[LIMIT_SLOTS];
+    uint32_t user_free, address_free;
+    pthread_mutex_t lock; /* the failure tables */
+    fail_entry fails[LIMIT_SLOTS];      /* per (user, address) */
+    fail_entry addr_fails[LIMIT_SLOTS]; /* per address */
 };
 
 static int64_t mono_ms(void) {
@@ -59,6 +80,8 @@ int auth_chain_create(auth_chain **out, sqe_error *err) {
     auth_chain *c = calloc(1, sizeof *c);
     if (!c) return err_nomem(err, "authentication chain");
     pthread_mutex_init(&c->lock, NULL);
+    c->user_free = AUTH_DEFAULT_USER_FREE_FAILURES;
+    c->address_free = AUTH_DEFAULT_ADDRESS_FREE_FAILURES;
     *out = c;
     return SQE_OK;
 }
@@ -71,6 +94,13 @@ int auth_chain_add(auth_chain *chain, const auth_provider *provider, sqe_error *
     }
     chain->providers[chain->n++] = *provider;
     return SQE_OK;
+}
+
+void auth_chain_set_limits(auth_chain *chain, const auth_chain_limits *limits) {
+    chain->user_free =
+        limits->user_free_failures ? limits->user_free_failures : AUTH_DEFAULT_USER_FREE_FAILURES;
+    chain->address_free = limits->address_free_failures ? limits->address_free_failures
+                                                        : AUTH_DEFAULT_ADDRESS_FREE_FAILURES;
 }
 
 uint32_t auth_chain_count(const auth_chain *chain) { return chain->n; }
@@ -180,32 +210,101 @@ static void claimed_user(const auth_request *req, char *buf, size_t n) {
     free(u);
 }
 
-static fail_entry *fail_find(auth_chain *c, const char *key, bool create, int64_t now) {
+static fail_entry *fail_find(fail_entry *table, const char *key, bool create, int64_t now) {
     fail_entry *free_slot = NULL, *stalest = NULL;
     for (int i = 0; i < LIMIT_SLOTS; i++) {
-        fail_entry *e = &c->fails[i];
-        if (e->key[0] && now - e->last_ms > ENTRY_TTL_MS && now >= e->blocked_until_ms)
+        fail_entry *e = &table[i];
+        if (e->key[0] && !e->pending && now - e->last_ms > ENTRY_TTL_MS &&
+            now >= e->blocked_until_ms)
             e->key[0] = 0; /* expired */
         if (!e->key[0]) {
             if (!free_slot) free_slot = e;
             continue;
         }
         if (!strcmp(e->key, key)) return e;
-        if (!stalest || e->last_ms < stalest->last_ms) stalest = e;
+        if (!e->pending && (!stalest || e->last_ms < stalest->last_ms)) stalest = e;
     }
     if (!create) return NULL;
     fail_entry *e = free_slot ? free_slot : stalest;
+    if (!e) return NULL; /* every entry has attempts in flight */
     memset(e, 0, sizeof *e);
     snprintf(e->key, sizeof e->key, "%s", key);
     return e;
 }
 
-static int64_t backoff_ms(uint32_t failures) {
-    if (failures < FREE_FAILURES) return 0;
-    uint32_t shift = failures - FREE_FAILURES;
+static int64_t backoff_ms(uint32_t failures, uint32_t free_failures) {
+    if (failures < free_failures) return 0;
+    uint32_t shift = failures - free_failures;
     if (shift > 10) shift = 10;
     int64_t ms = (int64_t)BACKOFF_BASE_MS << shift;
     return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
+}
+
+static void block_until(fail_entry *e, int64_t until) {
+    if (until > e->blocked_until_ms) e->blocked_until_ms = until;
+}
+
+/* Starts an attempt with the credentials of digest on e (may be NULL): a credential not
+ * already being checked counts as pending, and the window its count calls for opens now.
+ * Requests with the same credentials at the same time (a client's connection pool logging in)
+ * are one attempt. */
+static void attempt_start(fail_entry *e, uint64_t digest, uint32_t free_failures, int64_t now) {
+    if (!e) return;
+    e->last_ms = now;
+    int free_slot = -1;
+    for (int i = 0; i < INFLIGHT_SLOTS; i++) {
+        if (e->inflight[i] == digest) {
+            e->inflight_refs[i]++;
+            return;
+        }
+        if (!e->inflight[i] && free_slot < 0) free_slot = i;
+    }
+    if (free_slot >= 0) { /* else: counted, not tracked (ends as an untracked attempt) */
+        e->inflight[free_slot] = digest;
+        e->inflight_refs[free_slot] = 1;
+    }
+    e->pending++;
+    int64_t b = backoff_ms(e->failures + e->pending, free_failures);
+    if (b) block_until(e, now + b);
+}
+
+/* Ends an attempt on the entry of key in table: failed, succeeded (ok: the failures and the
+ * window go), or neither (only the pending count goes). */
+static void attempt_end(fail_entry *table, const char *key, uint64_t digest, bool failed,
+                        bool ok, uint32_t free_failures, int64_t now) {
+    fail_entry *e = fail_find(table, key, failed, now);
+    if (!e) return;
+    bool last = true;
+    for (int i = 0; i < INFLIGHT_SLOTS; i++)
+        if (e->inflight[i] == digest) {
+            last = --e->inflight_refs[i] == 0;
+            if (last) e->inflight[i] = 0;
+            break;
+        }
+    if (last && e->pending) e->pending--;
+    if (ok) {
+        e->failures = 0;
+        e->blocked_until_ms = 0;
+        if (!e->pending) e->key[0] = 0;
+        return;
+    }
+    if (!failed) return;
+    e->failures++;
+    e->last_ms = now;
+    int64_t b = backoff_ms(e->failures, free_failures);
+    if (b) block_until(e, now + b);
+}
+
+/* A digest of the request's credentials (never 0), to recognize the same credentials in
+ * flight. */
+static uint64_t credentials_digest(const auth_request *req) {
+    const char *a = req->authorization ? req->authorization : "";
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    uint64_t d = 0;
+    if (EVP_Digest(a, strlen(a), md, &n, EVP_sha256(), NULL) == 1 && n >= 8)
+        memcpy(&d, md, sizeof d);
+    return d ? d : 1;
 }
 
 /* The chain's decision: *principal (malloc'd user name) and the method of the provider that
@@ -216,19 +315,31 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
     claimed_user(req, user, sizeof user);
     peer_address(req->peer, addr, sizeof addr);
     snprintf(key, sizeof key, "%s\n%s", user, addr);
+    bool count_addr = req->authorization != NULL;
+    uint64_t digest = credentials_digest(req);
     int64_t now = mono_ms();
 
     pthread_mutex_lock(&chain->lock);
-    fail_entry *e = fail_find(chain, key, false, now);
+    fail_entry *e = fail_find(chain->fails, key, false, now);
+    fail_entry *ae = count_addr ? fail_find(chain->addr_fails, addr, false, now) : NULL;
     int64_t wait = e && e->blocked_until_ms > now ? e->blocked_until_ms - now : 0;
+    int64_t await = ae && ae->blocked_until_ms > now ? ae->blocked_until_ms - now : 0;
+    if (!wait && !await) {
+        attempt_start(fail_find(chain->fails, key, true, now), digest, chain->user_free, now);
+        if (count_addr)
+            attempt_start(fail_find(chain->addr_fails, addr, true, now), digest,
+                          chain->address_free, now);
+    }
     pthread_mutex_unlock(&chain->lock);
-    if (wait > 0) {
+    if (wait > 0 || await > 0) {
+        if (await > wait) wait = await;
         fprintf(stderr, "sqe serve: authentication refused for user '%s' from %s: too many "
-                        "failed attempts (retry in %lld ms)\n",
-                user, addr[0] ? addr : "?", (long long)wait);
+                        "failed attempts%s (retry in %lld ms)\n",
+                user, addr[0] ? addr : "?", await ? " from this address" : "",
+                (long long)wait);
         return err_set(err, AUTH_ERR_UNAUTHENTICATED,
-                       "Too many failed authentication attempts; retry in %lld ms",
-                       (long long)wait);
+                       "Too many failed authentication attempts%s; retry in %lld ms",
+                       await ? " from this address" : "", (long long)wait);
     }
 
     int rc = SQE_OK;
@@ -244,22 +355,27 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
         rc = err_set(&e2, AUTH_ERR_UNAUTHENTICATED,
                      req->authorization ? "Unsupported credentials"
                                         : "Authentication required");
-    if (rc == SQE_ERR_OUT_OF_MEMORY) {
+    /* not the client's failure: nothing counted */
+    bool uncounted = rc == SQE_ERR_OUT_OF_MEMORY || rc == SQE_ERR_QUERY_QUEUE_FULL ||
+                     rc == SQE_ERR_USER_CANCELED;
+    now = mono_ms();
+    pthread_mutex_lock(&chain->lock);
+    attempt_end(chain->fails, key, digest, rc && !uncounted, !rc, chain->user_free, now);
+    /* a login the gate turned away counts against its address: one address that keeps the
+     * gate full is soon refused before it, and leaves the gate to the others. A success does
+     * not clear the address's failures. */
+    if (count_addr)
+        attempt_end(chain->addr_fails, addr, digest, rc && rc != SQE_ERR_OUT_OF_MEMORY, false,
+                    chain->address_free, now);
+    pthread_mutex_unlock(&chain->lock);
+
+    if (uncounted) {
+        if (rc == SQE_ERR_QUERY_QUEUE_FULL || rc == SQE_ERR_USER_CANCELED)
+            fprintf(stderr, "sqe serve: authentication of user '%s' from %s not checked: %s\n",
+                    user, addr[0] ? addr : "?", e2.message);
         if (err) *err = e2;
         return rc;
     }
-
-    pthread_mutex_lock(&chain->lock);
-    if (rc) {
-        e = fail_find(chain, key, true, now);
-        e->failures++;
-        e->last_ms = now;
-        e->blocked_until_ms = now + backoff_ms(e->failures);
-    } else if ((e = fail_find(chain, key, false, now)) != NULL) {
-        e->key[0] = 0;
-    }
-    pthread_mutex_unlock(&chain->lock);
-
     if (rc) {
         fprintf(stderr, "sqe serve: authentication failed for user '%s' from %s: %s\n", user,
                 addr[0] ? addr : "?", e2.message);

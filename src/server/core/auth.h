@@ -13,9 +13,12 @@
  *   anonymous  accepts a request without credentials (principal = the claimed user, else
  *              "anonymous"), only from a loopback peer when loopback_only.
  *
- * The chain also rate limits failures per (user, peer address): after a few failed attempts in a
- * row, further attempts are refused for a growing backoff without checking the password. Failures
- * are logged on stderr with user and peer, never the password.
+ * The chain also rate limits failures per (user, peer address) and per peer address whatever the
+ * user name: after a few failed attempts in a row, further attempts are refused for a growing
+ * backoff without checking the password. An attempt counts from the moment it starts, so parallel
+ * attempts cannot slip past the limit. Failures are logged on stderr with user and peer, never
+ * the password. A provider that is too busy to check (the password provider's hash gate) answers
+ * QUERY_QUEUE_FULL, which the chain passes on uncounted (front ends answer 503 / UNAVAILABLE).
  */
 #ifndef SQE_SERVER_CORE_AUTH_H
 #define SQE_SERVER_CORE_AUTH_H
@@ -39,6 +42,10 @@ typedef struct auth_request {
     const char *authorization; /* Authorization header value, or NULL */
     const char *user;          /* the protocol's claimed user (X-Trino-User), or NULL */
     const char *peer;          /* "ip:port", IPv6 as "[ip]:port"; NULL = unknown (not loopback) */
+    /* Optional: true when the client no longer waits for the answer (connection closed, HTTP/2
+     * stream reset); its password is then not checked. Called from the checking thread. */
+    bool (*gone)(void *gone_ctx);
+    void *gone_ctx;
 } auth_request;
 
 /* One authenticator. check returns SQE_OK with *principal set (malloc'd) to accept, SQE_OK with
@@ -58,8 +65,20 @@ typedef struct auth_provider {
 
 typedef struct auth_chain auth_chain;
 
+/* Failure limits of a chain. */
+typedef struct auth_chain_limits {
+    uint32_t user_free_failures;    /* per (user, address) before the backoff; 0 = 3 */
+    uint32_t address_free_failures; /* per address, any user name; 0 = 20 */
+} auth_chain_limits;
+
+#define AUTH_DEFAULT_USER_FREE_FAILURES 3u
+#define AUTH_DEFAULT_ADDRESS_FREE_FAILURES 20u
+
 /* Creates an empty chain (which rejects everything). The caller owns *out (auth_chain_destroy). */
 int auth_chain_create(auth_chain **out, sqe_error *err);
+
+/* Sets the failure limits (before the first request; zeros take the defaults). */
+void auth_chain_set_limits(auth_chain *chain, const auth_chain_limits *limits);
 
 /* Appends a provider; the chain owns its state from now on, also when this fails (then the
  * provider is destroyed at once). */
@@ -71,7 +90,10 @@ const char *auth_chain_name(const auth_chain *chain, uint32_t i);
 
 /* Authenticates one request. On success *principal is the user name (malloc'd, caller frees).
  * On error (AUTH_ERR_UNAUTHENTICATED, message for the client, never naming which of user or
- * password was wrong) *principal is untouched and the failure is counted for rate limiting. */
+ * password was wrong) *principal is untouched and the failure is counted for rate limiting;
+ * SQE_ERR_QUERY_QUEUE_FULL means the server was too busy to check, SQE_ERR_USER_CANCELED that
+ * the client went away before its password was checked (both counted against the address only,
+ * not the user). */
 int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
                             sqe_error *err);
 /* auth_chain_authenticate giving the principal (user and the accepting provider's method; no
@@ -96,6 +118,21 @@ void auth_chain_destroy(auth_chain *chain);
  * changes (a reload that fails keeps the previous users and logs the error). On success *out is
  * filled (add it to a chain); on error nothing is allocated. */
 int auth_password_provider(const char *users_file, auth_provider *out, sqe_error *err);
+
+/* The password provider's hash gate (see auth_password.c). */
+typedef struct auth_password_options {
+    uint32_t max_concurrent; /* PBKDF2 checks at a time; 0 = half the cores, at least 1 */
+    uint32_t wait_ms;        /* how long a check waits for a place; 0 = do not wait */
+} auth_password_options;
+
+#define AUTH_PASSWORD_DEFAULT_WAIT_MS 100u
+
+/* Defaults: max_concurrent 0, wait_ms AUTH_PASSWORD_DEFAULT_WAIT_MS. */
+void auth_password_options_init(auth_password_options *o);
+
+/* auth_password_provider with gate options. */
+int auth_password_provider_opts(const char *users_file, const auth_password_options *o,
+                                auth_provider *out, sqe_error *err);
 
 /* The anonymous provider: accepts requests that carry no Authorization header; with
  * loopback_only, only from loopback peers (others are rejected with a message saying so).

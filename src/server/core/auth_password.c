@@ -16,8 +16,19 @@
  *   costs tens of milliseconds on purpose. A verified (user, password, hash) triple is therefore
  *   remembered for CACHE_TTL_MS as HMAC-SHA256 under a random per-process key (never the
  *   password itself); a changed users-file hash no longer matches the remembered one.
+ *   The cache holds CACHE_SLOTS entries (the oldest is replaced) and is emptied whenever the
+ *   users file is reloaded, so a removed user or a changed password stops working at once.
  * - An unknown user still costs one PBKDF2 run (against a dummy hash) so response times do not
  *   tell which users exist. Comparisons of derived keys are constant-time (CRYPTO_memcmp).
+ * - The hash gate: at most max_concurrent PBKDF2 runs at a time (default half the cores, at
+ *   least 1); at most 2 x max_concurrent more wait, each for at most wait_ms; anything beyond is
+ *   refused at once with QUERY_QUEUE_FULL ("busy", HTTP 503), so a login flood costs bounded CPU,
+ *   never queues without bound, and ties up at most 3 x max_concurrent HTTP threads. A request
+ *   whose client went away (auth_request.gone: closed connection, reset HTTP/2 stream) is not
+ *   checked: gone is asked before waiting and again before hashing.
+ * - Requests with the same credentials at the same time share one check (verify_once): the
+ *   first runs it, the others (at most MAX_FOLLOWERS, beyond: busy) wait for its answer
+ *   without taking a gate place.
  */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -30,6 +41,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/core/auth.h"
 #include "common/base64.h"
@@ -39,11 +51,21 @@
 #define CACHE_SLOTS 256
 #define CACHE_TTL_MS (5 * 60 * 1000)
 #define MAX_FILE_BYTES (16 << 20)
+#define VERIFY_SLOTS 32
+#define FOLLOW_WAIT_MS 10000
+#define MAX_FOLLOWERS 8 /* requests waiting for one check (each holds an HTTP thread) */
 
 typedef struct pw_user {
     char *name;
     char *hash; /* "$pbkdf2-sha256$..." as in the file */
 } pw_user;
+
+/* A check running now, that requests with the same credentials wait for (verify_once). */
+typedef struct verifying {
+    unsigned char mac[32];
+    bool used, done, unchecked, ok;
+    uint32_t waiters;
+} verifying;
 
 typedef struct cache_entry {
     unsigned char mac[32];
@@ -61,6 +83,13 @@ typedef struct pw_state {
     struct timespec mtime;
     unsigned char key[32]; /* HMAC key of the cache */
     cache_entry cache[CACHE_SLOTS];
+    /* the hash gate (under lock) */
+    pthread_cond_t gate_cond; /* CLOCK_MONOTONIC */
+    uint32_t gate_max, gate_max_waiting, gate_wait_ms;
+    uint32_t gate_active, gate_waiting;
+    uint64_t gate_refused, hashes;
+    verifying verifying[VERIFY_SLOTS];
+    pthread_cond_t verify_cond; /* CLOCK_MONOTONIC; a verifying entry is done */
 } pw_state;
 
 static int64_t mono_ms(void) {
@@ -254,6 +283,7 @@ static int users_refresh(pw_state *st, bool force, sqe_error *err) {
     users_free(st->users, st->n_users);
     st->users = users;
     st->n_users = n;
+    memset(st->cache, 0, sizeof st->cache); /* verifications of the old file no longer count */
     st->dev = sb.st_dev;
     st->ino = sb.st_ino;
     st->size = sb.st_size;
@@ -267,6 +297,8 @@ static void pw_destroy(void *state) {
     users_free(st->users, st->n_users);
     free(st->path);
     OPENSSL_cleanse(st->key, sizeof st->key);
+    pthread_cond_destroy(&st->gate_cond);
+    pthread_cond_destroy(&st->verify_cond);
     pthread_mutex_destroy(&st->lock);
     free(st);
 }
@@ -287,6 +319,120 @@ static void cache_mac(const pw_state *st, const char *user, const char *password
     HMAC(EVP_sha256(), st->key, sizeof st->key, buf, total, mac, &len);
     OPENSSL_cleanse(buf, total);
     free(buf);
+}
+
+static void gate_leave(pw_state *st);
+
+/* Takes a place in the hash gate: SQE_OK (call gate_leave afterwards), QUERY_QUEUE_FULL when
+ * max_concurrent checks run and the waiting room is full or the wait ran out, USER_CANCELED
+ * when the client went away (checked before waiting and again once a place is free). */
+static int gate_enter(pw_state *st, const auth_request *req, sqe_error *err) {
+    if (req->gone && req->gone(req->gone_ctx))
+        return err_set(err, SQE_ERR_USER_CANCELED, "The client went away before the check");
+    pthread_mutex_lock(&st->lock);
+    bool ok = st->gate_active < st->gate_max;
+    if (!ok && st->gate_waiting < st->gate_max_waiting) {
+        st->gate_waiting++;
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_sec += st->gate_wait_ms / 1000;
+        dl.tv_nsec += (long)(st->gate_wait_ms % 1000) * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        int wrc = 0;
+        while (st->gate_active >= st->gate_max && wrc == 0)
+            wrc = pthread_cond_timedwait(&st->gate_cond, &st->lock, &dl);
+        ok = st->gate_active < st->gate_max;
+        st->gate_waiting--;
+    }
+    if (ok) {
+        st->gate_active++;
+        st->hashes++;
+    } else {
+        st->gate_refused++;
+    }
+    pthread_mutex_unlock(&st->lock);
+    if (!ok)
+        return err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                       "The server is busy checking passwords; retry in a moment");
+    if (req->gone && req->gone(req->gone_ctx)) {
+        gate_leave(st);
+        return err_set(err, SQE_ERR_USER_CANCELED, "The client went away before the check");
+    }
+    return SQE_OK;
+}
+
+static void gate_leave(pw_state *st) {
+    pthread_mutex_lock(&st->lock);
+    st->gate_active--;
+    pthread_cond_signal(&st->gate_cond);
+    pthread_mutex_unlock(&st->lock);
+}
+
+/* Checks password against hash once for all requests carrying the same credentials (mac) at
+ * the same time: the first runs the check (through the gate), the others wait for its answer
+ * without a gate place, so a connection pool logging in costs one PBKDF2 and is not turned
+ * away as busy. A waiter gives up after FOLLOW_WAIT_MS (busy). */
+static int verify_once(pw_state *st, const auth_request *req, const unsigned char mac[32],
+                       const char *hash, const char *password, bool *ok, sqe_error *err) {
+    pthread_mutex_lock(&st->lock);
+    verifying *v = NULL, *free_v = NULL;
+    for (int i = 0; i < VERIFY_SLOTS && !v; i++) {
+        if (st->verifying[i].used && !memcmp(st->verifying[i].mac, mac, 32))
+            v = &st->verifying[i];
+        else if (!st->verifying[i].used && !free_v)
+            free_v = &st->verifying[i];
+    }
+    if (v && !v->done && v->waiters >= MAX_FOLLOWERS) {
+        pthread_mutex_unlock(&st->lock);
+        return err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                       "The server is busy checking passwords; retry in a moment");
+    }
+    if (v && !v->done) { /* follow the check already running */
+        v->waiters++;
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_sec += FOLLOW_WAIT_MS / 1000;
+        int wrc = 0;
+        while (!v->done && wrc == 0) wrc = pthread_cond_timedwait(&st->verify_cond, &st->lock, &dl);
+        bool done = v->done, unchecked = v->unchecked, good = v->ok;
+        if (--v->waiters == 0 && v->done) memset(v, 0, sizeof *v);
+        pthread_mutex_unlock(&st->lock);
+        if (!done || unchecked)
+            return err_set(err, SQE_ERR_QUERY_QUEUE_FULL,
+                           "The server is busy checking passwords; retry in a moment");
+        *ok = good;
+        return SQE_OK;
+    }
+    if (!v && free_v) { /* lead: others with the same credentials wait for this check */
+        v = free_v;
+        memset(v, 0, sizeof *v);
+        memcpy(v->mac, mac, 32);
+        v->used = true;
+    } else {
+        v = NULL; /* table full (or a finished slot not yet freed): check alone */
+    }
+    pthread_mutex_unlock(&st->lock);
+    int rc = gate_enter(st, req, err);
+    if (!rc) {
+        sqe_error e3;
+        if (auth_password_verify(hash, password, ok, &e3) != SQE_OK) *ok = false;
+        gate_leave(st);
+    }
+    if (v) {
+        pthread_mutex_lock(&st->lock);
+        v->done = true;
+        v->unchecked = rc != SQE_OK;
+        v->ok = !rc && *ok;
+        if (v->waiters == 0)
+            memset(v, 0, sizeof *v);
+        else
+            pthread_cond_broadcast(&st->verify_cond);
+        pthread_mutex_unlock(&st->lock);
+    }
+    return rc;
 }
 
 static int pw_check(void *state, const auth_request *req, char **principal, sqe_error *err) {
@@ -322,6 +468,8 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
     }
     if (!hash) {
         /* unknown user: spend the same time as for a known one */
+        rc = gate_enter(st, req, err);
+        if (rc) goto out;
         parsed_hash ph;
         memset(&ph, 0, sizeof ph);
         ph.iterations = dummy_iterations;
@@ -329,6 +477,7 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
         ph.hash_len = HASH_BYTES;
         unsigned char sink[HASH_BYTES];
         derive(password, &ph, sink, NULL);
+        gate_leave(st);
         rc = err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name or password");
         goto out;
     }
@@ -342,8 +491,8 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
     pthread_mutex_unlock(&st->lock);
     bool ok = cached;
     if (!cached) {
-        sqe_error e3;
-        if (auth_password_verify(hash, password, &ok, &e3) != SQE_OK) ok = false;
+        rc = verify_once(st, req, mac, hash, password, &ok, err);
+        if (rc) goto out;
         if (ok) {
             pthread_mutex_lock(&st->lock);
             int slot = 0;
@@ -393,12 +542,37 @@ static bool pw_fingerprint(void *state, const char *user, unsigned char out[32])
     return found;
 }
 
+void auth_password_options_init(auth_password_options *o) {
+    memset(o, 0, sizeof *o);
+    o->wait_ms = AUTH_PASSWORD_DEFAULT_WAIT_MS;
+}
+
 int auth_password_provider(const char *users_file, auth_provider *out, sqe_error *err) {
+    auth_password_options o;
+    auth_password_options_init(&o);
+    return auth_password_provider_opts(users_file, &o, out, err);
+}
+
+int auth_password_provider_opts(const char *users_file, const auth_password_options *o,
+                                auth_provider *out, sqe_error *err) {
     if (!users_file || !*users_file)
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "no users file given");
     pw_state *st = calloc(1, sizeof *st);
     if (!st) return err_nomem(err, "users file");
     pthread_mutex_init(&st->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st->gate_cond, &ca);
+    pthread_cond_init(&st->verify_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    st->gate_max = o->max_concurrent;
+    if (!st->gate_max) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        st->gate_max = cores >= 2 ? (uint32_t)(cores / 2) : 1;
+    }
+    st->gate_max_waiting = 2 * st->gate_max;
+    st->gate_wait_ms = o->wait_ms;
     st->path = strdup(users_file);
     if (!st->path) {
         pw_destroy(st);
@@ -413,6 +587,7 @@ int auth_password_provider(const char *users_file, auth_provider *out, sqe_error
         pw_destroy(st);
         return rc;
     }
+    memset(out, 0, sizeof *out);
     out->name = "password";
     out->method = SQE_AUTH_PASSWORD;
     out->state = st;

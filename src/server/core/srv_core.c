@@ -42,8 +42,10 @@ struct srv_core {
 
 /* --- hooks ---------------------------------------------------------------------------------- */
 
-static int hook_authenticate(void *ud, const char *authorization, const char *user,
-                             const char *peer, sqe_principal **principal, sqe_error *err) {
+static int hook_authenticate_cancellable(void *ud, const char *authorization, const char *user,
+                                         const char *peer, bool (*gone)(void *gone_ctx),
+                                         void *gone_ctx, sqe_principal **principal,
+                                         sqe_error *err) {
     srv_core *core = ud;
     if (authorization && strncasecmp(authorization, "Bearer ", 7) == 0) {
         const char *tok = authorization + 7;
@@ -70,7 +72,7 @@ static int hook_authenticate(void *ud, const char *authorization, const char *us
         free(p);
         return rc;
     }
-    auth_request req = {authorization, user, peer};
+    auth_request req = {authorization, user, peer, gone, gone_ctx};
     return auth_chain_authenticate_principal(core->auth, &req, principal, err);
 }
 
@@ -110,6 +112,12 @@ static bool session_still_valid(void *ud, const char *user, const session_cred *
     unsigned char now[32];
     return auth_chain_fingerprint(core->auth, method, user, now) &&
            CRYPTO_memcmp(now, cred->fingerprint, sizeof now) == 0;
+}
+
+static int hook_authenticate(void *ud, const char *authorization, const char *user,
+                             const char *peer, sqe_principal **principal, sqe_error *err) {
+    return hook_authenticate_cancellable(ud, authorization, user, peer, NULL, NULL, principal,
+                                         err);
 }
 
 static int hook_session_open(void *ud, const sqe_principal *principal, char **token,
@@ -178,10 +186,19 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
     srv_core *core = calloc(1, sizeof *core);
     if (!core) return err_nomem(err, "server core");
     int rc = auth_chain_create(&core->auth, err);
+    if (!rc) {
+        auth_chain_limits al = {
+            .address_free_failures = clamp_u32(cfg->auth.max_failures_per_address)};
+        auth_chain_set_limits(core->auth, &al);
+    }
     auth_provider p;
     bool password = !strcmp(cfg->auth.mode, "password");
     if (!rc && (password || *cfg->auth.users_file)) {
-        rc = auth_password_provider(cfg->auth.users_file, &p, err);
+        auth_password_options po;
+        auth_password_options_init(&po);
+        po.max_concurrent = clamp_u32(cfg->auth.max_concurrent_password_checks);
+        po.wait_ms = clamp_u32(cfg->auth.password_check_wait_ms);
+        rc = auth_password_provider_opts(cfg->auth.users_file, &po, &p, err);
         if (rc) err_prefix(err, "[auth] users_file");
         if (!rc) rc = auth_chain_add(core->auth, &p, err);
     }
@@ -235,6 +252,7 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
     core->hooks = (srv_hooks){
         .ud = core,
         .authenticate = hook_authenticate,
+        .authenticate_cancellable = hook_authenticate_cancellable,
         .session_open = hook_session_open,
         .session_resolve = hook_session_resolve,
         .session_save = hook_session_save,

@@ -13,13 +13,18 @@
  *   GET    /v1/info, /v1/info/state                       server info
  * Anything else is 404 (405 for a known path with the wrong method).
  * NOTES: MHD runs an internal polling thread with a thread pool (MHD_USE_AUTO picks epoll);
- * handlers never block longer than max_wait_ms (a GET waiting for the next page). Request
- * bodies are bounded by max_sql_bytes (413, with a QUERY_TEXT_TOO_LARGE error in Trino's shape);
+ * handlers never block longer than max_wait_ms (a GET waiting for the next page) or a password
+ * check's wait (auth_password.c's hash gate; a login over it gets 503 + Retry-After). Requests
+ * whose framing a proxy could read differently (Transfer-Encoding, conflicting Content-Lengths,
+ * folded or bare-LF header lines; http_strict.c) get 400 and a closed connection before any body
+ * byte is read. HTTPS allows TLS 1.2+ with ECDHE and AEAD ciphers only. Request bodies are
+ * bounded by max_sql_bytes (413, with a QUERY_TEXT_TOO_LARGE error in Trino's shape);
  * headers by MHD's per-connection memory limit (MHD answers 431 itself); slow clients by the
  * connection timeout. nextUri and infoUri are absolute, built from the Host header the client
  * used when it is a plain host[:port], else from the listening address.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -31,6 +36,7 @@
 #include <unistd.h>
 
 #include "server/core/http_guard.h"
+#include "server/core/http_strict.h"
 #include "server/trino/trino_int.h"
 #include "common/hex.h"
 
@@ -40,6 +46,11 @@
 #define MAX_PEM_BYTES (1 << 20)
 #define CONNECTION_LIMIT 1000
 #define DISCARD_FACTOR 16 /* bodies up to 16 x max_sql_bytes are drained before the 413 */
+/* HTTPS: TLS 1.3 and 1.2 only, forward-secret (ECDHE) key exchange, AEAD ciphers only (no
+ * static RSA, no CBC, no SHA-1 MACs), as the Flight SQL port. */
+#define TLS_PRIORITIES                                                                          \
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:"        \
+    "+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
 
 struct trino_server {
     trino_server_options opts;
@@ -433,6 +444,33 @@ static enum MHD_Result send_unauthorized(struct MHD_Connection *c, const char *w
     return ret;
 }
 
+/* True when the client closed its end of the connection (end of file waiting on the socket):
+ * its password is then not checked. */
+static bool client_gone(void *ctx) {
+    struct MHD_Connection *c = ctx;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || ci->connect_fd < 0) return false;
+    char b;
+    ssize_t n = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* 503 with Retry-After: the server was too busy to check the credentials (the trino clients
+ * retry a 503 by themselves). */
+static enum MHD_Result send_busy(struct MHD_Connection *c, const char *why) {
+    char msg[600];
+    snprintf(msg, sizeof msg, "Service unavailable: %s", why && *why ? why : "server busy");
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+    MHD_add_response_header(r, "Retry-After", "1");
+    enum MHD_Result ret = MHD_queue_response(c, 503, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 static enum MHD_Result handle_info(trino_server *srv, struct MHD_Connection *c, bool state_only) {
     strbuf sb;
     strbuf_init(&sb);
@@ -485,6 +523,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!ctx) return MHD_NO;
         strbuf_init(&ctx->body);
         *con_cls = ctx;
+        const char *why = NULL;
+        if (!http_strict_check(c, &why)) { /* framing a proxy could read differently */
+            ctx->replied = true;
+            http_guard_request_done(c);
+            return http_strict_refuse(c, why);
+        }
         if (is_submit) {
             /* A body a little over the limit is read and dropped, so the client sees the 413
              * rather than a reset while it still sends; a much larger one is answered at once
@@ -540,8 +584,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         const char *user = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trino-User");
         if (!authz && (!user || !*user) && is_post && !strcmp(url, "/v1/statement"))
             return send_text(c, 400, "User must be set");
-        if (hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL, &principal, &e) !=
-            SQE_OK)
+        int arc = hooks->authenticate_cancellable
+                      ? hooks->authenticate_cancellable(hooks->ud, authz, user,
+                                                        peer[0] ? peer : NULL, client_gone, c,
+                                                        &principal, &e)
+                      : hooks->authenticate(hooks->ud, authz, user, peer[0] ? peer : NULL,
+                                            &principal, &e);
+        if (arc == SQE_ERR_USER_CANCELED) return MHD_NO; /* nobody to answer: close */
+        if (arc == SQE_ERR_QUERY_QUEUE_FULL) return send_busy(c, e.message);
+        if (arc != SQE_OK)
             return send_unauthorized(c, e.message[0] ? e.message : "authentication failed");
     }
     if (!strcmp(url, "/v1/statement")) {
@@ -710,6 +761,7 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
     struct MHD_OptionItem tls_opts[] = {
         {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, srv->tls_cert},
         {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, srv->tls_key},
+        {tls ? MHD_OPTION_HTTPS_PRIORITIES : MHD_OPTION_END, 0, (void *)TLS_PRIORITIES},
         {MHD_OPTION_END, 0, NULL},
     };
     if (tls) flags |= MHD_USE_TLS;
@@ -720,7 +772,8 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_LIMIT,
         MHD_OPTION_NOTIFY_COMPLETED, completed, srv, MHD_OPTION_NOTIFY_CONNECTION,
         http_guard_notify, srv->guard, MHD_OPTION_URI_LOG_CALLBACK, http_guard_uri_log,
-        srv->guard, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+        srv->guard, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_ARRAY, http_strict_options(),
+        MHD_OPTION_END);
     if (!srv->daemon) {
         rc = err_set(err, SQE_ERR_IO_ERROR,
                      tls ? "Cannot listen on %s port %u (address in use, or the TLS certificate "
