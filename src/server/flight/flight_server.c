@@ -291,8 +291,17 @@ static char *header_dup(const flight_call *fc, const char *key) {
     return strndup(v, len);
 }
 
+/* The login's "client gone" test: only the call's close op is outstanding while it
+ * authenticates, so polling the queue for it is safe here (flight_call_poll_cancel). */
+static bool call_gone(void *ctx) {
+    flight_call *fc = ctx;
+    return flight_call_poll_cancel(fc); /* the client canceled (reset) the stream */
+}
+
 static int auth_fail(flight_call *fc, sqe_error *err, const char *why) {
-    fc->grpc_status = FLIGHT_UNAUTHENTICATED;
+    /* too busy to check the password now (the check cap): retry later, not a wrong password */
+    fc->grpc_status = err && err->code == SQE_ERR_QUERY_QUEUE_FULL ? 14 /* UNAVAILABLE */
+                                                                    : FLIGHT_UNAUTHENTICATED;
     if (err && err->code) return err->code;
     return err_set(err, SQE_ERR_PERMISSION_DENIED, "%s", why);
 }
@@ -385,7 +394,12 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
         free(sch);
         if (!rc && !fc->session_key) fc->session_key = strdup(token);
     } else {
-        if (h->authenticate) {
+        if (h->authenticate_cancellable) {
+            /* a stream the client has reset by now costs no password check */
+            rc = h->authenticate_cancellable(h->ud, authz, NULL, fc->peer, call_gone, fc,
+                                             &principal, err);
+            if (rc) rc = auth_fail(fc, err, "authentication failed");
+        } else if (h->authenticate) {
             rc = h->authenticate(h->ud, authz, NULL, fc->peer, &principal, err);
             if (rc) rc = auth_fail(fc, err, "authentication failed");
         } else {
