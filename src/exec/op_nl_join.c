@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/chunk_store.h"
 #include "exec/hashtable.h"
 #include "exec/ops.h"
 
@@ -36,18 +37,11 @@ typedef struct nl_impl {
 } nl_impl;
 
 typedef struct nl_local {
-    struct nl_local *next;
-    vec_chunk **chunks;
-    uint32_t n, cap;
+    exec_chunk_list rows;     /* this thread's build rows */
 } nl_local;
 
 typedef struct nl_global {
-    pthread_mutex_t lock;
-    nl_local *locals;
-    vec_chunk **chunks;       /* after finalize */
-    uint64_t *base;           /* first global row number of each chunk */
-    uint32_t n_chunks;
-    uint64_t n_rows;
+    exec_chunk_store build;   /* every thread's build rows; sealed by finalize */
     uint8_t *found;           /* RIGHT/FULL: per build row */
 } nl_global;
 
@@ -82,8 +76,7 @@ typedef struct nlt_src {
 static void nl_local_free(exec_op *op, nl_local *l) {
     if (!l) return;
     mem_tracker *t = op->qctx->tracker;
-    for (uint32_t i = 0; i < l->n; i++) exec_chunk_free(l->chunks[i], t);
-    mem_free(t, l->chunks);
+    exec_chunk_list_destroy(&l->rows, t);
     mem_free(t, l);
 }
 
@@ -99,37 +92,25 @@ static void nl_local_destroy(exec_op *op, void *gstate, void *lstate) { nl_local
 
 static int nl_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in, sqe_error *err) {
     nl_local *l = lstate;
-    mem_tracker *t = op->qctx->tracker;
-    if (in->count == 0) return SQE_OK;
     if (in->count > VEC_CHUNK_SIZE)
         return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "join build chunk too large");
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 16;
-        vec_chunk **p = mem_realloc(t, l->chunks, sizeof(vec_chunk *) * cap, err);
-        if (!p) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-        l->chunks = p;
-        l->cap = cap;
-    }
-    vec_chunk *c;
-    SQE_TRY(exec_chunk_copy(in, NULL, 0, NULL, in->count, t, &c, err));
-    l->chunks[l->n++] = c;
-    return SQE_OK;
+    return exec_chunk_list_append_copy(&l->rows, in, op->qctx->tracker, err);
 }
 
+/* Moves the thread's rows into the store; the local state ends here (the driver does not
+ * destroy a combined local state). */
 static int nl_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err) {
     nl_global *g = gstate;
     nl_local *l = lstate;
-    pthread_mutex_lock(&g->lock);
-    l->next = g->locals;
-    g->locals = l;
-    pthread_mutex_unlock(&g->lock);
-    return SQE_OK;
+    int rc = exec_chunk_store_add(&g->build, &l->rows, op->qctx->tracker, err);
+    nl_local_free(op, l);
+    return rc;
 }
 
 static int nl_sink_init(exec_op *op, void **gstate, sqe_error *err) {
     nl_global *g = mem_calloc(op->qctx->tracker, sizeof *g, err);
     if (!g) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    pthread_mutex_init(&g->lock, NULL);
+    exec_chunk_store_init(&g->build);
     *gstate = g;
     return SQE_OK;
 }
@@ -138,15 +119,8 @@ static void nl_sink_destroy(exec_op *op, void *gstate) {
     nl_global *g = gstate;
     if (!g) return;
     mem_tracker *t = op->qctx->tracker;
-    while (g->locals) {
-        nl_local *l = g->locals;
-        g->locals = l->next;
-        nl_local_free(op, l);
-    }
-    mem_free(t, g->chunks);
-    mem_free(t, g->base);
+    exec_chunk_store_destroy(&g->build, t);
     mem_free(t, g->found);
-    pthread_mutex_destroy(&g->lock);
     mem_free(t, g);
 }
 
@@ -154,19 +128,10 @@ static int nl_finalize(exec_op *op, void *gstate, sqe_error *err) {
     nl_impl *im = op->impl;
     nl_global *g = gstate;
     mem_tracker *t = op->qctx->tracker;
-    uint32_t n = 0;
-    for (nl_local *l = g->locals; l; l = l->next) n += l->n;
-    g->chunks = mem_alloc(t, sizeof(vec_chunk *) * (n ? n : 1), err);
-    g->base = mem_alloc(t, sizeof(uint64_t) * (n ? n : 1), err);
-    if (!g->chunks || !g->base) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    for (nl_local *l = g->locals; l; l = l->next)
-        for (uint32_t i = 0; i < l->n; i++) {
-            g->base[g->n_chunks] = g->n_rows;
-            g->chunks[g->n_chunks++] = l->chunks[i];
-            g->n_rows += l->chunks[i]->count;
-        }
+    SQE_TRY(exec_chunk_store_seal(&g->build, t, err));
     if (im->outer_build) {
-        g->found = mem_calloc(t, g->n_rows ? g->n_rows : 1, err);
+        uint64_t rows = exec_chunk_store_rows(&g->build);
+        g->found = mem_calloc(t, rows ? rows : 1, err);
         if (!g->found) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     }
     return SQE_OK;
@@ -208,12 +173,13 @@ static int nl_probe_init(exec_op *op, void **lstate, sqe_error *err) {
 
 /* Next batch of pairs within one build chunk: returns the count (0 = no build rows left). */
 static uint32_t nl_next_pairs(nl_probe *l, const nl_global *g, uint32_t *chunk_idx) {
-    while (l->bc < g->n_chunks && l->br >= g->chunks[l->bc]->count) {
+    while (l->bc < exec_chunk_store_count(&g->build) &&
+           l->br >= exec_chunk_store_chunk(&g->build, l->bc)->count) {
         l->bc++;
         l->br = 0;
     }
-    if (l->bc >= g->n_chunks || l->n_active == 0) return 0;
-    const vec_chunk *b = g->chunks[l->bc];
+    if (l->bc >= exec_chunk_store_count(&g->build) || l->n_active == 0) return 0;
+    const vec_chunk *b = exec_chunk_store_chunk(&g->build, l->bc);
     uint32_t per = VEC_CHUNK_SIZE / l->n_active;
     if (per == 0) per = 1;
     uint32_t end = l->br + per < b->count ? l->br + per : b->count;
@@ -287,7 +253,7 @@ static int nl_execute(exec_op *op, void *lstate, const vec_chunk *in, vec_chunk 
             l->phase = 2;
             break;
         }
-        const vec_chunk *b = g->chunks[bci];
+        const vec_chunk *b = exec_chunk_store_chunk(&g->build, bci);
         uint32_t np = k;
         const uint32_t *pass = NULL; /* NULL: every pair passes */
         if (im->residual) {
@@ -320,7 +286,7 @@ static int nl_execute(exec_op *op, void *lstate, const vec_chunk *in, vec_chunk 
                                "Scalar sub-query has returned multiple rows");
             l->matched[r] = 1;
             if (im->outer_build)
-                __atomic_store_n(&g->found[g->base[bci] + l->pair_build[pj]], 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&g->found[exec_chunk_store_base(&g->build, bci) + l->pair_build[pj]], 1, __ATOMIC_RELAXED);
         }
         if (im->semi_like) {
             /* pair only rows not matched yet from now on */
@@ -395,18 +361,18 @@ static int nlt_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, sqe
     out->count = 0;
     for (;;) {
         uint32_t c = atomic_fetch_add(&s->next, 1);
-        if (!g || c >= g->n_chunks) return SQE_OK;
-        const vec_chunk *b = g->chunks[c];
+        if (!g || c >= exec_chunk_store_count(&g->build)) return SQE_OK;
+        const vec_chunk *b = exec_chunk_store_chunk(&g->build, c);
         uint32_t k = 0;
         for (uint32_t r = 0; r < b->count; r++)
-            if (!g->found[g->base[c] + r]) sel[k++] = r;
+            if (!g->found[exec_chunk_store_base(&g->build, c) + r]) sel[k++] = r;
         if (k) return nl_emit(op, NULL, b, out, NULL, sel, NULL, k, err);
     }
 }
 
 static uint32_t nlt_max_threads(exec_op *op, void *gstate) {
     nl_global *g = op->sink_gstate;
-    return g && g->n_chunks ? g->n_chunks : 1;
+    return g && exec_chunk_store_count(&g->build) ? exec_chunk_store_count(&g->build) : 1;
 }
 
 /* --------------------------------------------------------------------------------------------

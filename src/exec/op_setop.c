@@ -15,20 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/chunk_store.h"
 #include "exec/hashtable.h"
 #include "exec/op_hash_agg_int.h"
 
 typedef struct union_local {
-    struct union_local *next;
-    vec_chunk **chunks;
-    uint32_t n, cap;
+    exec_chunk_list rows; /* this thread's input rows */
 } union_local;
 
 typedef struct union_global {
-    pthread_mutex_t lock;
-    union_local *locals;
-    vec_chunk **all; /* after finalize */
-    uint32_t n_all;
+    exec_chunk_store all; /* every input's rows; sealed by finalize */
 } union_global;
 
 typedef struct union_src {
@@ -37,16 +33,14 @@ typedef struct union_src {
 
 static void union_local_free(exec_op *op, union_local *l) {
     if (!l) return;
-    mem_tracker *t = op->qctx->tracker;
-    for (uint32_t i = 0; i < l->n; i++) exec_chunk_free(l->chunks[i], t);
-    mem_free(t, l->chunks);
-    mem_free(t, l);
+    exec_chunk_list_destroy(&l->rows, op->qctx->tracker);
+    mem_free(op->qctx->tracker, l);
 }
 
 static int union_sink_init(exec_op *op, void **gstate, sqe_error *err) {
     union_global *g = mem_calloc(op->qctx->tracker, sizeof *g, err);
     if (!g) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    pthread_mutex_init(&g->lock, NULL);
+    exec_chunk_store_init(&g->all);
     *gstate = g;
     return SQE_OK;
 }
@@ -54,13 +48,7 @@ static int union_sink_init(exec_op *op, void **gstate, sqe_error *err) {
 static void union_sink_destroy(exec_op *op, void *gstate) {
     union_global *g = gstate;
     if (!g) return;
-    while (g->locals) {
-        union_local *l = g->locals;
-        g->locals = l->next;
-        union_local_free(op, l);
-    }
-    mem_free(op->qctx->tracker, g->all);
-    pthread_mutex_destroy(&g->lock);
+    exec_chunk_store_destroy(&g->all, op->qctx->tracker);
     mem_free(op->qctx->tracker, g);
 }
 
@@ -75,29 +63,17 @@ static int union_local_init(exec_op *op, void *gstate, uint32_t input_idx, void 
 static int union_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in,
                       sqe_error *err) {
     union_local *l = lstate;
-    mem_tracker *t = op->qctx->tracker;
-    if (in->count == 0) return SQE_OK;
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 16;
-        vec_chunk **p = mem_realloc(t, l->chunks, sizeof(vec_chunk *) * cap, err);
-        if (!p) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-        l->chunks = p;
-        l->cap = cap;
-    }
-    vec_chunk *c;
-    SQE_TRY(exec_chunk_copy(in, NULL, 0, NULL, in->count, t, &c, err));
-    l->chunks[l->n++] = c;
-    return SQE_OK;
+    return exec_chunk_list_append_copy(&l->rows, in, op->qctx->tracker, err);
 }
 
+/* Moves the thread's rows into the store; the local state ends here (the driver does not
+ * destroy a combined local state). */
 static int union_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err) {
     union_global *g = gstate;
     union_local *l = lstate;
-    pthread_mutex_lock(&g->lock);
-    l->next = g->locals;
-    g->locals = l;
-    pthread_mutex_unlock(&g->lock);
-    return SQE_OK;
+    int rc = exec_chunk_store_add(&g->all, &l->rows, op->qctx->tracker, err);
+    union_local_free(op, l);
+    return rc;
 }
 
 static void union_local_destroy(exec_op *op, void *gstate, void *lstate) {
@@ -106,13 +82,7 @@ static void union_local_destroy(exec_op *op, void *gstate, void *lstate) {
 
 static int union_finalize(exec_op *op, void *gstate, sqe_error *err) {
     union_global *g = gstate;
-    uint32_t n = 0;
-    for (union_local *l = g->locals; l; l = l->next) n += l->n;
-    g->all = mem_alloc(op->qctx->tracker, sizeof(vec_chunk *) * (n ? n : 1), err);
-    if (!g->all) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    for (union_local *l = g->locals; l; l = l->next)
-        for (uint32_t i = 0; i < l->n; i++) g->all[g->n_all++] = l->chunks[i];
-    return SQE_OK;
+    return exec_chunk_store_seal(&g->all, op->qctx->tracker, err);
 }
 
 static int union_source_init(exec_op *op, void **gstate, sqe_error *err) {
@@ -129,16 +99,17 @@ static int union_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, s
     union_src *s = gstate;
     union_global *g = op->sink_gstate;
     uint32_t i = atomic_fetch_add(&s->next, 1);
-    if (i >= g->n_all) {
+    if (i >= exec_chunk_store_count(&g->all)) {
         out->count = 0;
         return SQE_OK;
     }
-    return exec_chunk_slice(out, g->all[i], NULL, g->all[i]->count, err);
+    const vec_chunk *c = exec_chunk_store_chunk(&g->all, i);
+    return exec_chunk_slice(out, c, NULL, c->count, err);
 }
 
 static uint32_t union_max_threads(exec_op *op, void *gstate) {
     union_global *g = op->sink_gstate;
-    return g && g->n_all ? g->n_all : 1;
+    return g && exec_chunk_store_count(&g->all) ? exec_chunk_store_count(&g->all) : 1;
 }
 
 static const exec_op_vtable union_all_vt = {

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/chunk_store.h"
 #include "exec/hashtable.h"
 #include "exec/op_window_int.h"
 #include "exec/sort_keys.h"
@@ -124,15 +125,12 @@ typedef struct win_impl {
 } win_impl;
 
 typedef struct win_local {
-    struct win_local *next;
     exec_expr_state **st;
-    vec_chunk **chunks;
-    uint32_t n, cap;
+    exec_chunk_list rows;     /* this thread's input rows with the computed expressions */
 } win_local;
 
 typedef struct win_global {
-    pthread_mutex_t lock;
-    win_local *locals;
+    exec_chunk_store input;   /* every thread's rows (finalize sorts them into store) */
     vec_chunk **store;        /* after finalize: sorted storage, full chunks but the last */
     uint32_t n_store;
     uint64_t n_rows;
@@ -156,8 +154,7 @@ static void win_local_free(exec_op *op, win_local *l) {
     if (l->st)
         for (uint32_t i = 0; i < im->n_exprs; i++) exec_expr_state_destroy(l->st[i]);
     mem_free(t, l->st);
-    for (uint32_t i = 0; i < l->n; i++) exec_chunk_free(l->chunks[i], t);
-    mem_free(t, l->chunks);
+    exec_chunk_list_destroy(&l->rows, t);
     mem_free(t, l);
 }
 
@@ -193,13 +190,6 @@ static int win_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in
     if (n == 0) return SQE_OK;
     if (n > VEC_CHUNK_SIZE)
         return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "window input chunk too large");
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 16;
-        vec_chunk **p = mem_realloc(t, l->chunks, sizeof(vec_chunk *) * cap, err);
-        if (!p) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-        l->chunks = p;
-        l->cap = cap;
-    }
     vec_chunk *c = mem_calloc(t, sizeof *c, err);
     if (!c) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     int rc = vec_chunk_init(c, im->n_in, im->col_types, n, t, err);
@@ -216,24 +206,21 @@ static int win_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in
         return rc;
     }
     c->count = n;
-    l->chunks[l->n++] = c;
-    return SQE_OK;
+    return exec_chunk_list_push(&l->rows, c, t, err);
 }
 
 static int win_combine(exec_op *op, void *gstate, void *lstate, sqe_error *err) {
     win_global *g = gstate;
     win_local *l = lstate;
-    pthread_mutex_lock(&g->lock);
-    l->next = g->locals;
-    g->locals = l;
-    pthread_mutex_unlock(&g->lock);
-    return SQE_OK;
+    int rc = exec_chunk_store_add(&g->input, &l->rows, op->qctx->tracker, err);
+    win_local_free(op, l); /* the driver does not destroy a combined local state */
+    return rc;
 }
 
 static int win_sink_init(exec_op *op, void **gstate, sqe_error *err) {
     win_global *g = mem_calloc(op->qctx->tracker, sizeof *g, err);
     if (!g) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    pthread_mutex_init(&g->lock, NULL);
+    exec_chunk_store_init(&g->input);
     *gstate = g;
     return SQE_OK;
 }
@@ -247,13 +234,8 @@ static void free_store(mem_tracker *t, vec_chunk **s, uint32_t n) {
 static void win_sink_destroy(exec_op *op, void *gstate) {
     win_global *g = gstate;
     if (!g) return;
-    while (g->locals) {
-        win_local *l = g->locals;
-        g->locals = l->next;
-        win_local_free(op, l);
-    }
+    exec_chunk_store_destroy(&g->input, op->qctx->tracker);
     free_store(op->qctx->tracker, g->store, g->n_store);
-    pthread_mutex_destroy(&g->lock);
     mem_free(op->qctx->tracker, g);
 }
 
@@ -887,21 +869,15 @@ static int win_finalize(exec_op *op, void *gstate, sqe_error *err) {
     win_impl *im = op->impl;
     win_global *g = gstate;
     mem_tracker *t = op->qctx->tracker;
-    /* the unsorted storage: every thread's chunks */
-    uint32_t n_chunks = 0;
-    uint64_t N = 0;
-    for (win_local *l = g->locals; l; l = l->next) n_chunks += l->n;
-    vec_chunk **S = mem_alloc(t, sizeof(vec_chunk *) * (n_chunks ? n_chunks : 1), err);
-    if (!S) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
-    uint32_t k = 0;
-    for (win_local *l = g->locals; l; l = l->next) {
-        for (uint32_t i = 0; i < l->n; i++) {
-            S[k++] = l->chunks[i];
-            N += l->chunks[i]->count;
-        }
-        l->n = 0; /* owned by S now */
+    /* the unsorted storage: every thread's chunks, owned by S from here on */
+    exec_chunk_list in = exec_chunk_store_take(&g->input);
+    uint64_t N = in.rows;
+    if (!in.chunks) {
+        in.chunks = mem_alloc(t, sizeof(vec_chunk *), err);
+        if (!in.chunks) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     }
-    uint32_t n_S = n_chunks;
+    vec_chunk **S = in.chunks;
+    uint32_t n_S = in.n;
     g->n_rows = N;
     if (N == 0) {
         g->store = S;
