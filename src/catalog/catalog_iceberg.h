@@ -1,7 +1,7 @@
 /*
  * catalog_iceberg.h: a catalog (catalog.h) whose schemas are Iceberg namespaces and whose tables
  * are Iceberg tables, kept by an Iceberg catalog backend (ice_backend.h: the embedded SQLite
- * catalog now; the REST catalog later).
+ * catalog or the Iceberg REST catalog, catalog/rest/).
  *
  * The generic catalog functions (catalog_list_schemas, catalog_get_table, catalog_drop_table,
  * ...) dispatch here when the catalog has a backend (catalog.iceberg != NULL). A table looked up

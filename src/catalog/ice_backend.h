@@ -2,7 +2,7 @@
  * ice_backend.h: what an Iceberg catalog backend does for catalog_iceberg.c: namespaces, table
  * rows pointing at metadata files, and the atomic commit (compare and swap on the current
  * metadata location). The embedded SQLite catalog (ice_sqlite.h) is one backend; the Iceberg
- * REST catalog is the next.
+ * REST catalog (catalog/rest/) is the other.
  *
  * Every operation has the contract of the ice_sqlite function of the same name (see
  * ice_sqlite.h: arguments, outputs in the caller's arena, error codes, COMMIT_CONFLICT on a lost

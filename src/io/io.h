@@ -1,8 +1,8 @@
 /*
  * io.h: files as byte ranges, the one way the format readers reach data, so the same readers
- * work on local files now and on object stores (S3) later.
+ * work on local files and on object stores (S3).
  *
- * An io_file is opened by path (a local path today; "s3://..." will select another backend),
+ * An io_file is opened by path (a local path, or "s3://..." for the S3 backend),
  * knows its size and a version token (mtime for local files, the ETag for objects) for caches,
  * and reads exact byte ranges from any thread at once (pread semantics, no shared cursor).
  *

@@ -1,6 +1,6 @@
 /*
  * io_write.c: creating and deleting whole files (Iceberg manifests, manifest lists, metadata),
- * local for now (see io.h).
+ * on local disks or in S3 (see io.h).
  *
  * INTERFACE: io_write_new, io_remove, io_make_dirs, io_write_new_as, io_remove_as, io_upload_as.
  * NOTES: a new file is created with O_EXCL, written, fsynced and closed; any failure unlinks

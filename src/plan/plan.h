@@ -66,7 +66,7 @@ typedef enum subquery_kind {
 typedef struct plan plan;
 typedef struct bexpr bexpr;
 
-/* A data source a table function (read_csv, later read_parquet and Iceberg scans) hands to the
+/* A data source a table function (read_csv, read_parquet, Iceberg scans) hands to the
  * executor: it splits its data into morsels that threads read in parallel. All callbacks are
  * thread-safe for distinct readers. The source object lives in the query arena; `state` is the
  * function's own data, released by destroy (may be NULL) with the query. */

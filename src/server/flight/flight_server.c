@@ -21,8 +21,8 @@
  * `authorization` header give a bearer token in the response headers, and every later call must
  * carry `authorization: Bearer <token>` (resolved through srv_hooks). A bearer token that is no
  * SQE session may be the user's own token for a REST catalog (auth = "session_bearer"): accepted
- * when that catalog accepts it, and set as the worker thread's REST session token for the whole
- * call (tickets keep a copy for DoGet). With no hooks, anything is accepted and tokens are
+ * when that catalog accepts it; the call's principal then carries it to every catalog and
+ * storage request (sessions and tickets keep the principal for DoGet). With no hooks, anything is accepted and tokens are
  * random handles.
  */
 #define _GNU_SOURCE
