@@ -20,6 +20,14 @@ void mem_tracker_init(mem_tracker *t, const char *label, int64_t limit, mem_trac
     t->limit = limit;
     t->parent = parent;
     t->label = label;
+    t->pressure = NULL;
+    t->pressure_ud = NULL;
+    atomic_store(&t->relieving, 0);
+}
+
+void mem_tracker_set_pressure(mem_tracker *t, mem_pressure_fn fn, void *ud) {
+    t->pressure = fn;
+    t->pressure_ud = ud;
 }
 
 static void update_peak(mem_tracker *t, int64_t now) {
@@ -28,19 +36,41 @@ static void update_peak(mem_tracker *t, int64_t now) {
     }
 }
 
-int mem_charge(mem_tracker *t, int64_t n, sqe_error *err) {
+/* Adds n to t and its ancestors; on a limit, undoes the levels already added and returns the
+ * tracker whose limit it was (*over = by how much), else NULL. */
+static mem_tracker *try_charge(mem_tracker *t, int64_t n, int64_t *over) {
     for (mem_tracker *cur = t; cur; cur = cur->parent) {
         int64_t now = atomic_fetch_add(&cur->used, n) + n;
         if (cur->limit > 0 && n > 0 && now > cur->limit) {
             for (mem_tracker *undo = t; undo != cur->parent; undo = undo->parent)
                 atomic_fetch_sub(&undo->used, n);
-            return err_set(err, SQE_ERR_EXCEEDED_MEMORY_LIMIT,
-                           "query exceeded %s memory limit of %lld bytes (needed %lld more)",
-                           cur->label ? cur->label : "the", (long long)cur->limit,
-                           (long long)(now - cur->limit));
+            *over = now - cur->limit;
+            return cur;
         }
         update_peak(cur, now);
     }
+    return NULL;
+}
+
+/* Up to this many rounds of "release, then try again" per charge. */
+#define PRESSURE_ROUNDS 4
+
+int mem_charge(mem_tracker *t, int64_t n, sqe_error *err) {
+    int64_t over = 0;
+    mem_tracker *full = try_charge(t, n, &over);
+    for (int round = 0; full && full->pressure && round < PRESSURE_ROUNDS; round++) {
+        int expected = 0;
+        if (!atomic_compare_exchange_strong(&full->relieving, &expected, 1)) break;
+        int64_t released = full->pressure(full->pressure_ud, full, over);
+        atomic_store(&full->relieving, 0);
+        if (released <= 0) break;
+        full = try_charge(t, n, &over);
+    }
+    if (full)
+        return err_set(err, SQE_ERR_EXCEEDED_MEMORY_LIMIT,
+                       "query exceeded %s memory limit of %lld bytes (needed %lld more)",
+                       full->label ? full->label : "the", (long long)full->limit,
+                       (long long)over);
     return SQE_OK;
 }
 
