@@ -572,6 +572,8 @@ class Gen:
                 return "ORDER BY " + ", ".join(
                     f"{c} {r.choice(['ASC', 'DESC'])} NULLS {r.choice(['FIRST', 'LAST'])}"
                     for c, _ in cols)
+            if 0.25 <= kind < 0.45 and len(items) > len(proj):
+                kind = 0.1  # an order-dependent window stays alone (below)
             if kind < 0.25:
                 # ranking over any order: deterministic
                 f = r.choice(["rank()", "dense_rank()"])
@@ -598,6 +600,11 @@ class Gen:
                                       "ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"])
                     f = r.choice(["sum", "min", "max", "count"])
                     w, t = f"{f}({c}) OVER ({pb} {ob(oc)} {frame})", ("int" if f == "count" else ct)
+                # the only window of the query: another one (rank over other columns) would
+                # make peers of this ORDER BY differ in the output
+                types.append(t)
+                items.append(N([", ", w, f" AS c{len(types) - 1}"], [N([""])]))
+                break
             else:
                 f = r.choice(["sum", "count", "min", "max", "avg"])
                 at = r.choice(["int", "dbl"])
