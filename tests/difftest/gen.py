@@ -396,31 +396,55 @@ class Gen:
     def from_clause(self, sc_outer=None):
         """Returns (node, [(alias, table)])."""
         r = self.r
-        tab = r.choice(self.tabs)
+        tab, rel = self.relation()
         al = self.alias()
         rels = [(al, tab)]
-        node = N([tab.name, " ", al])
+        node = N([rel, " ", al])
         # the relations an ON condition may name: `a, b JOIN c ON ...` is `a, (b JOIN c ON ...)`,
         # so after a comma the ON sees only what follows it (Trino and SQE refuse a.x there;
         # DuckDB accepts it)
         on_rels = list(rels)
         for _ in range(r.choices([0, 1, 2], [0.35, 0.45, 0.2])[0]):
-            tab2 = r.choice(self.tabs)
+            tab2, rel2 = self.relation()
             al2 = self.alias()
             kind = r.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN",
                              "INNER JOIN", "LEFT JOIN", ","])
             rels2 = rels + [(al2, tab2)]
             if kind in ("CROSS JOIN", ","):
                 sep = ", " if kind == "," else " CROSS JOIN "
-                node = N([node, sep, tab2.name, " ", al2], [node])
+                node = N([node, sep, rel2, " ", al2], [node])
                 on_rels = [(al2, tab2)] if kind == "," else on_rels + [(al2, tab2)]
             else:
                 on = self.on_cond(on_rels, al2, tab2)
                 on_rels = on_rels + [(al2, tab2)]
-                node = N([node, " ", kind, " ", tab2.name, " ", al2, " ON ", on],
-                         [node, N([node, " CROSS JOIN ", tab2.name, " ", al2])])
+                node = N([node, " ", kind, " ", rel2, " ", al2, " ON ", on],
+                         [node, N([node, " CROSS JOIN ", rel2, " ", al2])])
             rels = rels2
         return node, rels
+
+    def relation(self):
+        """A table, or now and then a derived table with the same five columns k, a, s, d, b."""
+        r = self.r
+        tab = r.choice(self.tabs)
+        if r.random() >= 0.15:
+            return tab, N([tab.name])
+        al = self.alias()
+        sc = Scope([(al, tab)])
+        c = r.random()
+        cols = ", ".join(f"{al}.{c}" for c, _ in Table.COLS)
+        if c < 0.3:
+            p = self.pred(sc, 1)
+            body = N([f"SELECT {cols} FROM {tab.name} {al} WHERE ", p], [N([f"SELECT {cols} FROM {tab.name} {al}"])])
+        elif c < 0.6:
+            body = N([f"SELECT {al}.k AS k, count(*) AS a, max({al}.s) AS s, sum({al}.d) AS d, "
+                      f"{r.choice(['bool_or', 'bool_and'])}({al}.b) AS b FROM {tab.name} {al} GROUP BY {al}.k"])
+        elif c < 0.85:
+            other = r.choice(self.tabs)
+            op = r.choice(["UNION ALL", "UNION", "EXCEPT", "INTERSECT"])
+            body = N([f"SELECT k, a, s, d, b FROM {tab.name} {op} SELECT k, a, s, d, b FROM {other.name}"])
+        else:
+            body = N([f"SELECT DISTINCT {cols} FROM {tab.name} {al}"])
+        return tab, N(["(", body, ")"], [N([tab.name])])
 
     def on_cond(self, rels, al2, tab2):
         r = self.r
@@ -515,6 +539,9 @@ class Gen:
             if f == "count(*)":
                 return lit("count(*)")
             at = r.choice(["int", "str", "dbl"]) if f.startswith("count") else "int"
+            if r.random() < 0.2:
+                p = self.pred(sc, 1)
+                return N([f, self.expr(at, sc, 1), ") FILTER (WHERE ", p, ")"], [lit("count(*)")])
             return N([f, self.expr(at, sc, 1), ")"], [lit("count(*)")])
         if t == "dbl":
             f = r.choice(["avg(", "sum(", "max(", "min("])
@@ -523,14 +550,34 @@ class Gen:
         if t == "str":
             f = r.choice(["max(", "min("])
             return N([f, self.expr("str", sc, 1), ")"], [lit("'a'")])
+        if r.random() < 0.3:
+            f = r.choice(["bool_and(", "bool_or("])
+            return N([f, self.pred(sc, 1), ")"], [lit("TRUE")])
         # bool: a comparison of an aggregate
         a = self.agg_call("int", sc)
         return N(["(", a, self.cmpop(), self.literal("int"), ")"], [lit("TRUE")])
 
-    def having_pred(self, sc, depth=1):
+    def having_pred(self, sc, depth=1, groups=()):
         r = self.r
         a = self.agg_call(r.choice(["int", "dbl", "int"]), sc)
-        p = N(["(", a, self.cmpop(), self.literal(r.choice(["int", "dbl"])), ")"], [lit("TRUE")])
+        c = r.random()
+        if c < 0.15:
+            # against an uncorrelated scalar subquery
+            rhs = self.scalar_subquery("int", Scope([]), 1)
+        else:
+            rhs = self.literal(r.choice(["int", "dbl"]))
+        p = N(["(", a, self.cmpop(), rhs, ")"], [lit("TRUE")])
+        ints = [g for g, t in groups if t == "int"]
+        if ints and c > 0.85:
+            # a group column in an IN / EXISTS subquery, correlated through it
+            g = r.choice(ints)
+            tab, al, inner = self.sub_from(Scope([]))
+            if r.random() < 0.5:
+                p = N(["(", g, r.choice([" IN ", " NOT IN "]), f"(SELECT {al}.{r.choice(['k', 'a'])} FROM {tab.name} {al}))"],
+                      [lit("TRUE")])
+            else:
+                p = N([f"({r.choice(['EXISTS', 'NOT EXISTS'])} (SELECT 1 FROM {tab.name} {al} WHERE {al}.{r.choice(['k', 'a'])} = ", g, "))"],
+                      [lit("TRUE")])
         if depth > 0 and r.random() < 0.3:
             q = self.having_pred(sc, depth - 1)
             return N(["(", p, r.choice([" AND ", " OR "]), q, ")"], [p, q])
@@ -551,9 +598,15 @@ class Gen:
             types.append(t)
             items.append(N(([", "] if items else []) + [self.agg_call(t, sc), f" AS c{len(types) - 1}"]))
         gb = N([" GROUP BY " + ", ".join(g for g, _ in groups)]) if groups else N([""])
+        if groups and r.random() < 0.15:
+            # a ranking over an aggregate: deterministic (rank, not row_number)
+            t = "int"
+            types.append(t)
+            ob = f"{self.agg_call('int', sc).sql()} {r.choice(['ASC', 'DESC'])} NULLS {r.choice(['FIRST', 'LAST'])}"
+            items.append(N([f", {r.choice(['rank()', 'dense_rank()'])} OVER (ORDER BY {ob}) AS c{len(types) - 1}"]))
         hv = N([""])
         if r.random() < 0.4:
-            hv = N([" HAVING ", self.having_pred(sc)], [N([""])])
+            hv = N([" HAVING ", self.having_pred(sc, 1, groups)], [N([""])])
         return N(["SELECT "] + items + [" FROM ", fr, self.where(sc), gb, hv]), types
 
     def select_window(self):
@@ -632,6 +685,11 @@ class Gen:
             c, _ = self.select_plain(types)
             op2 = r.choice([" UNION ", " UNION ALL ", " EXCEPT "])
             node = N(["(", node, ")", op2, "(", c, ")"], [node])
+        elif r.random() < 0.2:
+            # INTERSECT binds tighter than UNION and EXCEPT in both engines (and the standard)
+            c, _ = self.select_plain(types)
+            op2 = r.choice([" UNION ", " UNION ALL ", " EXCEPT ", " INTERSECT "])
+            node = N([a, op, b, op2, c], [node])
         if r.random() < 0.3:
             # wrapped in a derived table, aggregated
             al = self.alias()
