@@ -158,9 +158,10 @@ class Gen:
     def tables(self):
         r = self.r
         out = []
+        big = r.random() < 0.25
         for i in range(r.randint(2, 3)):
             rows = []
-            for _ in range(r.randint(0, 8)):
+            for _ in range(r.randint(0, 24 if big else 8)):
                 row = (self.maybe_null(r.choice([0, 1, 2, 3])),
                        self.maybe_null(r.choice(INT_LITS)),
                        self.maybe_null(r.choice(STR_LITS)),
@@ -228,6 +229,12 @@ class Gen:
         if t == "str" and choice < 0.8:
             a = self.expr("str", sc, depth - 1, agg)
             return N([r.choice(["upper(", "lower("]), a, ")"], [a] + simple)
+        if t == "str" and choice < 0.85:
+            a = self.expr("int", sc, depth - 1, agg)
+            return N(["CAST(", a, " AS VARCHAR)"], simple)
+        if t == "str" and choice < 0.9:
+            a = self.expr("str", sc, depth - 1, agg)
+            return N(["substr(", a, f", {r.choice([1, 2])}, {r.choice([1, 2])})"], [a] + simple)
         if t == "int" and choice < 0.9 and not agg:
             return self.scalar_subquery("int", sc, depth - 1)
         if t == "dbl" and choice < 0.8 and not agg:
@@ -289,7 +296,8 @@ class Gen:
         if c < 0.67:
             t = r.choice(["int", "str"])
             a = self.expr(t, sc, depth - 1, agg)
-            items = [self.literal(t) for _ in range(r.randint(1, 3))]
+            items = [self.literal(t) if r.random() < 0.7 else self.expr(t, sc, 0)
+                     for _ in range(r.randint(1, 3))]
             if r.random() < 0.3:
                 items.append(lit("NULL"))
             parts = ["(", a, r.choice([" IN (", " NOT IN ("])]
@@ -354,6 +362,9 @@ class Gen:
 
     def scalar_subquery(self, t, sc, depth):
         r = self.r
+        if r.random() < 0.1:
+            q = self.limited_subquery(t)
+            return N(["(", q.rsplit(" LIMIT ", 1)[0], " LIMIT 1)"], [const_of(t)])
         tab, al, inner = self.sub_from(sc)
         cols = inner.cols(t) if t != "int" else inner.cols("int")
         if t == "int":
@@ -364,8 +375,22 @@ class Gen:
         w = self.sub_where(inner, depth)
         return N(["(SELECT ", agg, arg, ") FROM ", tab.name, " ", al, w, ")"], [const_of(t)])
 
+    def limited_subquery(self, t):
+        """An uncorrelated one-column subquery with ORDER BY and LIMIT: deterministic."""
+        r = self.r
+        tab = r.choice(self.tabs)
+        al = self.alias()
+        c = r.choice([f"{al}.{c}" for c, ct in Table.COLS if ct == t])
+        return (f"SELECT {c} FROM {tab.name} {al} ORDER BY {c} {r.choice(['ASC', 'DESC'])} "
+                f"NULLS {r.choice(['FIRST', 'LAST'])} LIMIT {r.randint(1, 3)}")
+
     def in_subquery(self, sc, depth):
         r = self.r
+        if r.random() < 0.12:
+            t = r.choice(["int", "str"])
+            left = self.expr(t, sc, depth)
+            kw = r.choice([" IN ", " NOT IN "])
+            return N(["(", left, kw, "(", self.limited_subquery(t), "))"], [lit("TRUE")])
         t = r.choice(["int", "int", "str"])
         left = self.expr(t, sc, depth)
         tab, al, inner = self.sub_from(sc)
@@ -410,6 +435,19 @@ class Gen:
             kind = r.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN",
                              "INNER JOIN", "LEFT JOIN", ","])
             rels2 = rels + [(al2, tab2)]
+            if kind != "," and r.random() < 0.15:
+                # a parenthesized join on the right: t0 x LEFT JOIN (t1 y JOIN t2 z ON ..) ON ..
+                tab3, rel3 = self.relation()
+                al3 = self.alias()
+                inner_on = self.on_cond([(al2, tab2)], al3, tab3)
+                kind = r.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+                kind_in = r.choice(["JOIN", "LEFT JOIN", "FULL JOIN"])
+                on = self.on_cond(on_rels, al2, tab2)
+                node = N([node, f" {kind} (", rel2, f" {al2} {kind_in} ", rel3, f" {al3} ON ",
+                          inner_on, ") ON ", on], [node])
+                on_rels = on_rels + [(al2, tab2), (al3, tab3)]
+                rels = rels + [(al2, tab2), (al3, tab3)]
+                continue
             if kind in ("CROSS JOIN", ","):
                 sep = ", " if kind == "," else " CROSS JOIN "
                 node = N([node, sep, rel2, " ", al2], [node])
@@ -452,7 +490,18 @@ class Gen:
         t = r.choice(["int", "int", "str"])
         c1 = r.choice([c for c, ct in Table.COLS if ct == t])
         c2 = r.choice([c for c, ct in Table.COLS if ct == t])
-        eq = N([f"{left_al}.{c1} = {al2}.{c2}"], [lit("TRUE")])
+        k = r.random()
+        if k < 0.12:
+            eq = N([f"{left_al}.{c1} IS NOT DISTINCT FROM {al2}.{c2}"], [lit("TRUE")])
+        elif k < 0.3:
+            c3, c4 = r.choice(["k", "a"]), r.choice(["k", "a"])
+            eq = N([f"({left_al}.{c1} = {al2}.{c2} AND {left_al}.{c3} = {al2}.{c4})"],
+                   [lit(f"{left_al}.{c1} = {al2}.{c2}")])
+        elif k < 0.4 and t == "int":
+            eq = N([f"{left_al}.{c1} + {r.choice([0, 1, -1])} = {al2}.{c2} * {r.choice([1, -1])}"],
+                   [lit("TRUE")])
+        else:
+            eq = N([f"{left_al}.{c1} = {al2}.{c2}"], [lit("TRUE")])
         if r.random() < 0.35:
             p = self.pred(Scope(rels + [(al2, tab2)]), 1, agg=True) if r.random() < 0.3 else \
                 self.simple_pred(Scope(rels + [(al2, tab2)]))
@@ -627,7 +676,27 @@ class Gen:
                     for c, _ in cols)
             if 0.25 <= kind < 0.45 and len(items) > len(proj):
                 kind = 0.1  # an order-dependent window stays alone (below)
-            if kind < 0.25:
+            if kind < 0.1:
+                # functions of the peer groups only: deterministic for any ORDER BY
+                oc = r.sample([c for c in allcols if c[1] in ("int", "dbl")], 1)
+                key = oc[0][0]
+                g = r.random()
+                if g < 0.3:
+                    f, t = r.choice(["percent_rank()", "cume_dist()"]), "dbl"
+                elif g < 0.6:
+                    f, t = f"{r.choice(['first_value', 'last_value'])}({key})", oc[0][1]
+                else:
+                    f, t = f"{r.choice(['sum', 'count', 'max'])}({key})", ("int" if oc[0][1] == "int" else "dbl")
+                    if f.startswith("count"):
+                        t = "int"
+                frame = r.choice(["", " RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+                                  " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+                                  " RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+                                  " GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW"])
+                if g < 0.3:
+                    frame = ""  # ranking functions take no frame
+                w = f"{f} OVER ({pb} {ob(oc)}{frame})"
+            elif kind < 0.25:
                 # ranking over any order: deterministic
                 f = r.choice(["rank()", "dense_rank()"])
                 oc = r.sample(allcols, r.randint(1, 2))
