@@ -28,7 +28,9 @@ DuckDB (the oracle run here) agree:
     default RANGE frame are deterministic anyway.
   - scalar subqueries are always aggregates (one row), so "more than one row" errors, which
     depend on evaluation order, are never at stake.
-  - no subqueries in join ON conditions (Trino refuses most correlated ones there).
+  - subqueries in join ON conditions only where one side's row decides them (in_subquery,
+    exists, quantified over that side's scope): one reading both sides is refused by SQE and
+    Trino alike.
   - only comparisons between compatible types (int/double with each other, varchar with
     varchar): DuckDB casts varchar to numbers implicitly where Trino raises.
   - GROUP BY lists plain columns and the select list repeats exactly those columns: Trino
@@ -153,12 +155,13 @@ class Gen:
         self.r = rng
         self.tabs = tables or []
         self.n_alias = 0
+        self.big = False
 
     # ---- data ----------------------------------------------------------------------------------
     def tables(self):
         r = self.r
         out = []
-        big = r.random() < 0.25
+        big = self.big = r.random() < 0.25
         for i in range(r.randint(2, 3)):
             rows = []
             for _ in range(r.randint(0, 24 if big else 8)):
@@ -429,11 +432,20 @@ class Gen:
         # so after a comma the ON sees only what follows it (Trino and SQE refuse a.x there;
         # DuckDB accepts it)
         on_rels = list(rels)
-        for _ in range(r.choices([0, 1, 2], [0.35, 0.45, 0.2])[0]):
+        n_joins = r.choices([0, 1, 2, 4], [0.33, 0.42, 0.2, 0 if self.big else 0.05])[0]
+        for _ in range(n_joins):
             tab2, rel2 = self.relation()
             al2 = self.alias()
             kind = r.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN",
                              "INNER JOIN", "LEFT JOIN", ","])
+            if n_joins > 2:
+                # longer chains (join ordering): keyed joins only, the rows stay few
+                kind = r.choice(["JOIN", "JOIN", "LEFT JOIN", "RIGHT JOIN"])
+                on = N([f"{r.choice(rels)[0]}.{r.choice(['k', 'a'])} = {al2}.{r.choice(['k', 'a'])}"])
+                node = N([node, " ", kind, " ", rel2, " ", al2, " ON ", on], [node])
+                rels = rels + [(al2, tab2)]
+                on_rels = on_rels + [(al2, tab2)]
+                continue
             rels2 = rels + [(al2, tab2)]
             if kind != "," and r.random() < 0.15:
                 # a parenthesized join on the right: t0 x LEFT JOIN (t1 y JOIN t2 z ON ..) ON ..
@@ -508,6 +520,12 @@ class Gen:
             return N(["(", eq, r.choice([" AND ", " OR "]), p, ")"], [eq, p])
         if r.random() < 0.1:
             return self.simple_pred(Scope(rels + [(al2, tab2)]))
+        if r.random() < 0.12:
+            # a subquery predicate that one side's row decides (SQE and DuckDB plan it on that
+            # input; Trino refuses the correlated ones, tests/sql/difftest/join_on_subquery.test)
+            side = [(al2, tab2)] if r.random() < 0.5 else [r.choice(rels)]
+            p = r.choice([self.in_subquery, self.exists, self.quantified])(Scope(side), 1)
+            return N(["(", eq, " AND ", p, ")"], [eq])
         return eq
 
     def simple_pred(self, sc):
