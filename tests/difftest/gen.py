@@ -600,6 +600,15 @@ class Gen:
     def agg_call(self, t, sc):
         """An aggregate of result type t over sc."""
         r = self.r
+        if t == "int" and r.random() < 0.12:
+            # a subquery inside the aggregate's argument (issue 15 item 2)
+            p = self.pred(sc, 2)
+            if r.random() < 0.5:
+                return N(["sum(CASE WHEN ", p, " THEN 1 ELSE 0 END)"], [lit("count(*)")])
+            return N(["count(*) FILTER (WHERE ", p, ")"], [lit("count(*)")])
+        if t == "int" and r.random() < 0.05:
+            return N([r.choice(["max(", "min(", "sum("]), self.scalar_subquery("int", sc, 1), ")"],
+                     [lit("count(*)")])
         if t == "int":
             f = r.choice(["count(*)", "count(", "count(DISTINCT ", "sum(", "max(", "min(",
                           "sum(DISTINCT "])
@@ -664,6 +673,15 @@ class Gen:
             t = r.choice(["int", "int", "dbl", "str", "bool"])
             types.append(t)
             items.append(N(([", "] if items else []) + [self.agg_call(t, sc), f" AS c{len(types) - 1}"]))
+        ints = [g for g, t in groups if t == "int"]
+        if ints and r.random() < 0.2:
+            # a scalar subquery correlated to a group column
+            g = r.choice(ints)
+            tab, al, _ = self.sub_from(Scope([]))
+            f = r.choice(["count(*)", f"max({al}.a)", f"sum({al}.k)"])
+            op = " = " if r.random() < 0.7 else self.cmpop()
+            types.append("int")
+            items.append(N([f", (SELECT {f} FROM {tab.name} {al} WHERE {al}.{r.choice(['k', 'a'])}{op}{g}) AS c{len(types) - 1}"]))
         gb = N([" GROUP BY " + ", ".join(g for g, _ in groups)]) if groups else N([""])
         if groups and r.random() < 0.15:
             # a ranking over an aggregate: deterministic (rank, not row_number)
