@@ -99,12 +99,13 @@ static int is_correlated(binder *b, plan *p, bool *out) {
 
 /* Outer references of the subqueries inside e (columns their plans read but do not produce)
  * and e's own column references, added to refs. */
-static void expr_refs(const bexpr *e, idset *refs) {
-    if (!e) return;
+static int expr_refs(binder *b, const bexpr *e, idset *refs) {
+    if (!e) return SQE_OK;
     if (e->kind == BEXPR_COLUMN) idset_add(refs, e->u.col);
     if (e->kind == BEXPR_SUBQUERY && e->u.subquery.query) {
-        idset prod = {0}, ref = {0};
-        prod.pctx = ref.pctx = refs->pctx;
+        idset prod, ref;
+        SQE_TRY(idset_init(b, &prod));
+        SQE_TRY(idset_init(b, &ref));
         collect(e->u.subquery.query, &prod, &ref);
         for (uint32_t w = 0; w < ref.n_words; w++) {
             uint64_t outer = ref.bits[w] & ~(w < prod.n_words ? prod.bits[w] : 0);
@@ -112,13 +113,14 @@ static void expr_refs(const bexpr *e, idset *refs) {
                 if ((outer >> i) & 1) idset_add(refs, (plan_col_id)(w * 64 + i));
         }
     }
-    for (uint32_t i = 0; i < e->n_args; i++) expr_refs(e->args[i], refs);
+    for (uint32_t i = 0; i < e->n_args; i++) SQE_TRY(expr_refs(b, e->args[i], refs));
+    return SQE_OK;
 }
 
 int bind_expr_refs_within(binder *b, const bexpr *e, const plan *side, bool *out) {
     idset refs;
     SQE_TRY(idset_init(b, &refs));
-    expr_refs(e, &refs);
+    SQE_TRY(expr_refs(b, e, &refs));
     if (b->pctx->failed) return bind_nomem(b);
     *out = true;
     for (uint32_t w = 0; w < refs.n_words; w++)

@@ -470,6 +470,7 @@ class Gen:
                 node = N([node, " ", kind, " ", rel2, " ", al2, " ON ", on],
                          [node, N([node, " CROSS JOIN ", rel2, " ", al2])])
             rels = rels2
+        self.last_on_rels = on_rels  # what an ON appended to this FROM may name
         return node, rels
 
     def relation(self):
@@ -544,6 +545,10 @@ class Gen:
             return self.meta_group()
         if c < 0.3:
             return self.meta_having()
+        if c < 0.33:
+            return self.meta_on_where()
+        if c < 0.36:
+            return self.meta_in_exists()
         q, ordered = self.query()
         return Case("diff", q, ordered)
 
@@ -856,6 +861,43 @@ class Gen:
                     f"SELECT {g}, sum(CASE WHEN {p} THEN 1 ELSE 0 END) FROM {fr} GROUP BY {g} "
                     f"HAVING sum(CASE WHEN {p} THEN 1 ELSE 0 END) > 0"]
         return Case("meta:group", root, derive=derive)
+
+    def meta_on_where(self):
+        """T1 JOIN T2 ON p has the rows of T1 CROSS JOIN T2 WHERE p."""
+        fr, rels = self.from_clause()
+        tab, rel = self.relation()
+        al = self.alias()
+        sc = Scope(self.last_on_rels + [(al, tab)])
+        p = self.pred(sc, 2)
+        cols = N([", ".join(f"{a}.{c}" for a, _ in rels + [(al, tab)] for c, _ in Table.COLS)])
+        root = N(["SELECT ", cols, " FROM ", fr, " JOIN ", rel, f" {al} ON ", p])
+
+        def derive(root):
+            cols, fr, rel, p = (root.parts[i].sql() for i in (1, 3, 5, 7))
+            return [f"SELECT {cols} FROM {fr} JOIN {rel} {al} ON {p}",
+                    f"SELECT {cols} FROM {fr} CROSS JOIN {rel} {al} WHERE {p}"]
+        return Case("meta:onwhere", root, derive=derive)
+
+    def meta_in_exists(self):
+        """In WHERE, e IN (SELECT c FROM u WHERE q) keeps the rows EXISTS (... AND c = e) keeps."""
+        r = self.r
+        fr, rels = self.from_clause()
+        sc = Scope(rels)
+        t = r.choice(["int", "str"])
+        e = self.expr(t, sc, 1)
+        tab, al, inner = self.sub_from(sc)
+        col = lit(r.choice(inner.cols(t)))
+        q = self.correlation(inner, 1) or lit("TRUE")
+        cols = N([", ".join(f"{a}.{c}" for a, _ in rels for c, _ in Table.COLS)])
+        root = N(["SELECT ", cols, " FROM ", fr, " WHERE ", e, " IN ", col, " ", q])
+
+        def derive(root):
+            cols, fr, e, col, q = (root.parts[i].sql() for i in (1, 3, 5, 7, 9))
+            sub = f"FROM {tab.name} {al} WHERE {q}"
+            return [f"SELECT {cols} FROM {fr} WHERE {e} IN (SELECT {col} {sub})",
+                    f"SELECT {cols} FROM {fr} WHERE EXISTS (SELECT 1 {sub} AND {col} = {e})",
+                    f"SELECT {cols} FROM {fr} WHERE {e} = ANY (SELECT {col} {sub})"]
+        return Case("meta:inexists", root, derive=derive)
 
     def meta_having(self):
         """HAVING hp, HAVING NOT hp, HAVING hp IS NULL partition the groups."""

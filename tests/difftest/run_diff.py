@@ -293,6 +293,15 @@ def meta_check(kind, res):
         d = multiset_diff(rows[0], rows[1])
         if d:
             return f"per-group count(*) WHERE p differs from sum(CASE WHEN p ...): {d}"
+    elif kind == "meta:onwhere":
+        d = multiset_diff(rows[0], rows[1])
+        if d:
+            return f"JOIN ON p differs from CROSS JOIN WHERE p: {d}"
+    elif kind == "meta:inexists":
+        for i, name in ((1, "EXISTS (... AND c = e)"), (2, "e = ANY (...)")):
+            d = multiset_diff(rows[0], rows[i])
+            if d:
+                return f"WHERE e IN (subquery) differs from WHERE {name}: {d}"
     elif kind == "meta:having":
         d = multiset_diff(rows[0], rows[1] + rows[2] + rows[3])
         if d:
