@@ -11,10 +11,10 @@
 #   trino-oracle  tests/trino_oracle: the corpus against the real Trino 476 (memory connector), the
 #            semantics SQE promises; every difference is a listed exception (exceptions.txt).
 #            Runs when scripts/setup.sh has cached Trino and a JDK >= 24 (else noted, not counted)
-#   diff  tests/difftest/run_diff.py: a short seeded differential run (release build; seeds 1-25,
-#         3,750 cases, about 9,000 queries with joins, subqueries, aggregates, windows and set operations over
-#         NULL-heavy tables, on SQE and DuckDB, and metamorphic checks); `make fuzz-diff` is the
-#         long run. Counts are cases (a metamorphic case is a few queries)
+#   diff  tests/difftest/run_diff.py: a short seeded differential run (release build; seeds 1-25:
+#         3,750 cases, about 9,000 queries with joins, subqueries, aggregates, windows and set
+#         operations over NULL-heavy tables, on SQE and DuckDB, plus metamorphic checks on SQE);
+#         `make fuzz-diff` is the long run. Counts are cases (a metamorphic case is a few queries)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   tpch-ice the same on Iceberg tables loaded from those files (CTAS into a fresh warehouse)

@@ -90,6 +90,13 @@ def parse_line(line):
     return ("bad", line)
 
 
+# An ASan/UBSan build (--sqe build-asan/sqe) stops at the statement that trips a sanitizer, so
+# the report is attributed to that statement as a crash; leaks are not looked for.
+SQE_ENV = dict(os.environ,
+               UBSAN_OPTIONS=os.environ.get("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=0"))
+
+
 def run_sqe(sqe, segments, timeout):
     """segments: [(setup statements, queries)]. Runs them in as few sqe processes as possible;
     returns, per segment, the (kind, payload) of each query. A statement after which sqe died
@@ -114,7 +121,7 @@ def run_sqe(sqe, segments, timeout):
         try:
             proc = subprocess.run([str(sqe), "sql", "--memory", "--threads", "1", "--format",
                                    "json", "-f", path], capture_output=True, text=True,
-                                  timeout=timeout)
+                                  timeout=timeout, env=SQE_ENV)
             lines, err, status = proc.stdout.splitlines(), proc.stderr, proc.returncode
         except subprocess.TimeoutExpired as e:
             so = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
@@ -128,7 +135,9 @@ def run_sqe(sqe, segments, timeout):
             break
         # the statement at len(lines) killed or hung sqe
         w = where[len(lines)]
-        detail = f"sqe exited ({status}) at this statement: " + err.strip()[-600:]
+        first = next((ln for ln in err.splitlines()
+                      if "runtime error" in ln or "ERROR: AddressSanitizer" in ln), "")
+        detail = f"sqe exited ({status}) at this statement: {first}\n" + err.strip()[-600:]
         if w[1] is None:
             # a setup statement: every query of that segment is lost
             for qi in range(len(out[w[0]])):
