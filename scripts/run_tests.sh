@@ -11,8 +11,8 @@
 #   trino-oracle  tests/trino_oracle: the corpus against the real Trino 476 (memory connector), the
 #            semantics SQE promises; every difference is a listed exception (exceptions.txt).
 #            Runs when scripts/setup.sh has cached Trino and a JDK >= 24 (else noted, not counted)
-#   diff  tests/difftest/run_diff.py: a short seeded differential run (release build; seeds 1-25:
-#         3,750 cases, about 9,000 queries with joins, subqueries, aggregates, windows and set
+#   diff  tests/difftest/run_diff.py: a short seeded differential run (release build; seeds 1-20:
+#         3,000 cases, about 7,200 queries with joins, subqueries, aggregates, windows and set
 #         operations over NULL-heavy tables, on SQE and DuckDB, plus metamorphic checks on SQE);
 #         `make fuzz-diff` is the long run. Counts are cases (a metamorphic case is a few queries)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
@@ -196,12 +196,12 @@ else
 fi
 
 # ---- diff ---------------------------------------------------------------------------------------
-echo "== differential tester (tests/difftest, SQE against DuckDB, seeds 1-25, release build)"
+echo "== differential tester (tests/difftest, SQE against DuckDB, seeds 1-20, release build)"
 if [ ! -x "$PYTHON" ] || [ ! -x build/sqe ]; then
   echo "FAIL: $PYTHON or build/sqe is missing (bash scripts/setup.sh; make release)"
   stage_done diff 0 1 0 "no Python virtual environment or release build"
 else
-  timeout -k 10 "$TEST_TIMEOUT" "$PYTHON" tests/difftest/run_diff.py --seed 1 --batches 25 2>&1 |
+  timeout -k 10 "$TEST_TIMEOUT" "$PYTHON" tests/difftest/run_diff.py --seed 1 --batches 20 2>&1 |
     tee "$log"
   rc=${PIPESTATUS[0]}
   read -r p f <<<"$(summary_counts "$log")"

@@ -156,6 +156,7 @@ class Gen:
         self.tabs = tables or []
         self.n_alias = 0
         self.big = False
+        self.in_derived = False
 
     # ---- data ----------------------------------------------------------------------------------
     def tables(self):
@@ -489,6 +490,13 @@ class Gen:
         elif c < 0.6:
             body = N([f"SELECT {al}.k AS k, count(*) AS a, max({al}.s) AS s, sum({al}.d) AS d, "
                       f"{r.choice(['bool_or', 'bool_and'])}({al}.b) AS b FROM {tab.name} {al} GROUP BY {al}.k"])
+        elif c < 0.7 and not self.in_derived:
+            # any generated SELECT (joins, subqueries) with the five columns
+            self.in_derived = True
+            q, _ = self.select_plain(types=[t for _, t in Table.COLS])
+            self.in_derived = False
+            w = self.alias()
+            body = N(["SELECT c0 AS k, c1 AS a, c2 AS s, c3 AS d, c4 AS b FROM (", q, f") {w}"])
         elif c < 0.85:
             other = r.choice(self.tabs)
             op = r.choice(["UNION ALL", "UNION", "EXCEPT", "INTERSECT"])
@@ -865,9 +873,10 @@ class Gen:
     def meta_on_where(self):
         """T1 JOIN T2 ON p has the rows of T1 CROSS JOIN T2 WHERE p."""
         fr, rels = self.from_clause()
-        tab, rel = self.relation()
+        on_rels = self.last_on_rels
+        tab, rel = self.relation()  # may generate another FROM (a derived table)
         al = self.alias()
-        sc = Scope(self.last_on_rels + [(al, tab)])
+        sc = Scope(on_rels + [(al, tab)])
         p = self.pred(sc, 2)
         cols = N([", ".join(f"{a}.{c}" for a, _ in rels + [(al, tab)] for c, _ in Table.COLS)])
         root = N(["SELECT ", cols, " FROM ", fr, " JOIN ", rel, f" {al} ON ", p])
