@@ -123,6 +123,7 @@ class Case:
         self.root = root
         self.ordered = ordered
         self.derive = derive
+        self.duck_skip = set()  # statements whose DuckDB answer is not trusted (see meta_group)
 
     def queries(self):
         if self.derive is None:
@@ -130,7 +131,9 @@ class Case:
         return self.derive(self.root)
 
     def replaced(self, root):
-        return Case(self.kind, root, self.ordered, self.derive)
+        c = Case(self.kind, root, self.ordered, self.derive)
+        c.duck_skip = self.duck_skip
+        return c
 
 
 class Scope:
@@ -868,7 +871,14 @@ class Gen:
             return [f"SELECT {g}, count(*) FROM {fr} WHERE {p} GROUP BY {g}",
                     f"SELECT {g}, sum(CASE WHEN {p} THEN 1 ELSE 0 END) FROM {fr} GROUP BY {g} "
                     f"HAVING sum(CASE WHEN {p} THEN 1 ELSE 0 END) > 0"]
-        return Case("meta:group", root, derive=derive)
+        case = Case("meta:group", root, derive=derive)
+        if " JOIN " in fr.sql() and any(k in fr.sql() for k in ("LEFT", "RIGHT", "FULL")):
+            # DuckDB 2.0.1 answers no rows for sum(CASE ...) ... HAVING sum(CASE ...) > 0 over
+            # some outer joins (seeds 100076, 100149: t0 LEFT JOIN an empty t1, GROUP BY the
+            # padded side; SQE and Trino 476 answer the group): that statement is checked by
+            # the relation with count(*) WHERE p only
+            case.duck_skip = {1}
+        return case
 
     def meta_on_where(self):
         """T1 JOIN T2 ON p has the rows of T1 CROSS JOIN T2 WHERE p."""

@@ -341,7 +341,9 @@ def judge(case, sqe_res, duck_res):
     """[(signature, description)] of what is wrong with one case, known classes apart."""
     problems = []
     known_hits = []
-    for q, got, exp in zip(case.queries(), sqe_res, duck_res):
+    for qi, (q, got, exp) in enumerate(zip(case.queries(), sqe_res, duck_res)):
+        if qi in case.duck_skip and got[0] == "rows":
+            continue
         c = compare(case.ordered, exp, got)
         if exp[0] == "error" and got[0] == "error":
             known_hits.append(("both engines raised an error (agreement; "
