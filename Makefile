@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino clean bench bench-iceberg bench-s3 bench-serve load
+.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-diff fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino clean bench bench-iceberg bench-s3 bench-serve load
 
 all: release
 
@@ -44,6 +44,14 @@ run: release
 # The SQL shell on the embedded default warehouse.
 shell: release
 	@./build/sqe sql
+
+# Differential fuzzing (tests/difftest): random queries over NULL-heavy tables on SQE and DuckDB,
+# plus metamorphic checks; FUZZ_SECONDS (default 1800), SEED (default random), TRINO_URL (a
+# running Trino 476: SQE's 0A000 refusals are checked on it). Prints the seed range and counts;
+# reproducers go to .cache/difftest/.
+fuzz-diff: release
+	@$(VENV)/bin/python tests/difftest/run_diff.py --duration $${FUZZ_SECONDS:-1800} \
+	    $${SEED:+--seed $$SEED} $${TRINO_URL:+--trino $$TRINO_URL}
 
 fuzz-sql: setup
 	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null

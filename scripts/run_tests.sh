@@ -11,6 +11,10 @@
 #   trino-oracle  tests/trino_oracle: the corpus against the real Trino 476 (memory connector), the
 #            semantics SQE promises; every difference is a listed exception (exceptions.txt).
 #            Runs when scripts/setup.sh has cached Trino and a JDK >= 24 (else noted, not counted)
+#   diff  tests/difftest/run_diff.py: a short seeded differential run (release build; seeds 1-20:
+#         3,000 cases, about 7,200 queries with joins, subqueries, aggregates, windows and set
+#         operations over NULL-heavy tables, on SQE and DuckDB, plus metamorphic checks on SQE);
+#         `make fuzz-diff` is the long run. Counts are cases (a metamorphic case is a few queries)
 #   tpch  tests/tpch/run_tpch.py at SF 0.1 against build/sqe (the release build), DuckDB as oracle
 #   tpch-pq  the same on Parquet files (views over read_parquet)
 #   tpch-ice the same on Iceberg tables loaded from those files (CTAS into a fresh warehouse)
@@ -189,6 +193,22 @@ else
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
   stage_done trino-oracle "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" \
     "$p passed, $f failed; $(grep -oE '^agreement: .*' "$log" | head -n 1)"
+fi
+
+# ---- diff ---------------------------------------------------------------------------------------
+echo "== differential tester (tests/difftest, SQE against DuckDB, seeds 1-20, release build)"
+if [ ! -x "$PYTHON" ] || [ ! -x build/sqe ]; then
+  echo "FAIL: $PYTHON or build/sqe is missing (bash scripts/setup.sh; make release)"
+  stage_done diff 0 1 0 "no Python virtual environment or release build"
+else
+  timeout -k 10 "$TEST_TIMEOUT" "$PYTHON" tests/difftest/run_diff.py --seed 1 --batches 20 2>&1 |
+    tee "$log"
+  rc=${PIPESTATUS[0]}
+  read -r p f <<<"$(summary_counts "$log")"
+  if [ -z "${p:-}" ]; then p=0 f=1; fi
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  stage_done diff "$p" "$f" "$([ "$rc" -eq 0 ] && echo 1 || echo 0)" \
+    "$p passed, $f failed (cases); $(grep -oE '[0-9]+ queries on each engine' "$log" | head -n 1)"
 fi
 
 # ---- tpch ---------------------------------------------------------------------------------------

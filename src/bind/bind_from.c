@@ -498,6 +498,67 @@ static const bind_rel_col *scope_col(const bind_scope *s, uint32_t first_rel, ui
     return found;
 }
 
+/* *p becomes a filter on cond over *p, cond's subqueries planned as in WHERE (semi, anti and
+ * mark joins over *p). */
+static int filter_with_subqueries(binder *b, plan **p, bexpr *cond) {
+    bexpr_list conj = {0}, plain = {0};
+    SQE_TRY(bexpr_split_and(b->pctx, cond, &conj));
+    for (uint32_t i = 0; i < conj.n; i++) {
+        bexpr *c = conj.items[i];
+        if (bexpr_has_subquery(c)) {
+            SQE_TRY(bind_plan_subqueries(b, p, &c, true));
+            if (!c) continue;
+        }
+        SQE_TRY(bexpr_list_push(b->pctx, &plain, c));
+    }
+    if (plain.n) {
+        *p = bind_make_filter(b, *p, bexpr_make_and(b->pctx, plain.items, plain.n));
+        BIND_CHECK(b, *p);
+    }
+    return SQE_OK;
+}
+
+/* Plans each subquery in *slot on the join input whose rows alone decide it (its columns and
+ * its outer references all come from that side); side[] are the two inputs, rewritten. */
+static int plan_on_slot(binder *b, const sql_expr *on, plan *side[2], bexpr **slot) {
+    bexpr *e = *slot;
+    if (!e || !bexpr_has_subquery(e)) return SQE_OK;
+    if (e->kind != BEXPR_SUBQUERY) {
+        for (uint32_t i = 0; i < e->n_args; i++) SQE_TRY(plan_on_slot(b, on, side, &e->args[i]));
+        return SQE_OK;
+    }
+    for (int t = 0; t < 2; t++) {
+        bool within;
+        SQE_TRY(bind_expr_refs_within(b, e, side[t], &within));
+        if (within) return bind_plan_subqueries(b, &side[t], slot, false);
+    }
+    return bind_error(b, SQE_ERR_NOT_SUPPORTED, on->line, on->col,
+                      "Subqueries in JOIN ON conditions are supported only when each reads the "
+                      "columns of one side of the join");
+}
+
+/* Subqueries in an ON condition: each one whose columns (its outer references included) all
+ * come from one side is decided by that side's row alone, so it is planned on that input,
+ * below the join (a mark or scalar join there), for every join type; *jp is rebuilt over the
+ * new inputs. One that reads both sides is NOT_SUPPORTED (an inner join takes the
+ * filter_with_subqueries path instead). */
+static int plan_on_subqueries(binder *b, const sql_expr *on, plan **jp, bexpr **cond) {
+    plan *j = *jp;
+    plan *side[2] = {j->children[0], j->children[1]};
+    SQE_TRY(plan_on_slot(b, on, side, cond));
+    if (side[0] != j->children[0] || side[1] != j->children[1]) {
+        plan *n = plan_new(b->pctx, PLAN_JOIN, 2, side[0]->n_out + side[1]->n_out);
+        BIND_CHECK(b, n);
+        n->children[0] = side[0];
+        n->children[1] = side[1];
+        memcpy(n->out, side[0]->out, side[0]->n_out * sizeof(plan_col));
+        memcpy(n->out + side[0]->n_out, side[1]->out, side[1]->n_out * sizeof(plan_col));
+        n->u.join = j->u.join;
+        *jp = n;
+    }
+    return SQE_OK;
+}
+
 static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan **out,
                      bind_scope *s) {
     bind_scope left_scope, right_scope;
@@ -664,9 +725,16 @@ static int bind_join(binder *b, bind_scope *outer, const sql_relation *r, plan *
     if (r->u.join.on) {
         bexpr *cond;
         SQE_TRY(bind_join_on(b, s, r->u.join.on, &cond));
-        if (bexpr_has_subquery(cond))
-            return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->u.join.on->line, r->u.join.on->col,
-                              "Subqueries in JOIN ON conditions are not supported");
+        if (bexpr_has_subquery(cond) && jt == JOIN_INNER) {
+            /* an inner join's ON is a WHERE over the cross join: its subqueries may read both
+             * sides (the optimizer pushes the plain conjuncts back into the join) */
+            j->u.join.type = JOIN_CROSS;
+            plan *p = j;
+            SQE_TRY(filter_with_subqueries(b, &p, cond));
+            *out = p;
+            return SQE_OK;
+        }
+        if (bexpr_has_subquery(cond)) SQE_TRY(plan_on_subqueries(b, r->u.join.on, &j, &cond));
         j->u.join.residual = cond;
     } else if (jt != JOIN_CROSS && jt != JOIN_INNER) {
         return bind_error(b, SQE_ERR_SYNTAX_ERROR, r->line, r->col, "Join requires an ON or USING clause");

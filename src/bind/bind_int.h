@@ -217,6 +217,9 @@ int bind_select(binder *b, bind_scope *outer, const sql_query *q, plan **out,
  * so EXISTS/IN may become SEMI/ANTI joins and *e may become NULL (fully absorbed). */
 int bind_plan_subqueries(binder *b, plan **input, bexpr **e, bool top_filter);
 bool bexpr_has_subquery(const bexpr *e);
+/* *out = every column e reads, its subqueries' outer references included, is an output of side
+ * (a JOIN ON conjunct with a subquery that only one side's rows decide). */
+int bind_expr_refs_within(binder *b, const bexpr *e, const plan *side, bool *out);
 /* Joins left with a LATERAL subquery `right` (which may refer to left's columns): correlated
  * conjuncts become the join condition, a correlated projection on top is evaluated above the
  * join. join_type is JOIN_INNER, JOIN_LEFT or JOIN_CROSS; on is the ON condition or NULL. */

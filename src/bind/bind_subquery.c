@@ -2,7 +2,7 @@
  * bind_subquery.c: subqueries in expressions become joins (decorrelation), so no query runs a
  * subquery once per row.
  *
- * INTERFACE: bind_plan_subqueries.
+ * INTERFACE: bind_plan_subqueries, bind_expr_refs_within.
  * NOTES: a correlated subquery refers to columns of the enclosing query. Its correlated
  * conjuncts are pulled up out of the subquery's filters (through projections, inner joins and
  * aggregations; an aggregation gains the inner side of each pulled equality as a grouping key)
@@ -94,6 +94,39 @@ static int is_correlated(binder *b, plan *p, bool *out) {
     *out = false;
     for (uint32_t w = 0; w < ref.n_words; w++)
         if (ref.bits[w] & ~prod.bits[w]) *out = true;
+    return SQE_OK;
+}
+
+/* Outer references of the subqueries inside e (columns their plans read but do not produce)
+ * and e's own column references, added to refs. */
+static int expr_refs(binder *b, const bexpr *e, idset *refs) {
+    if (!e) return SQE_OK;
+    if (e->kind == BEXPR_COLUMN) idset_add(refs, e->u.col);
+    if (e->kind == BEXPR_SUBQUERY && e->u.subquery.query) {
+        idset prod, ref;
+        SQE_TRY(idset_init(b, &prod));
+        SQE_TRY(idset_init(b, &ref));
+        collect(e->u.subquery.query, &prod, &ref);
+        for (uint32_t w = 0; w < ref.n_words; w++) {
+            uint64_t outer = ref.bits[w] & ~(w < prod.n_words ? prod.bits[w] : 0);
+            for (uint32_t i = 0; i < 64; i++)
+                if ((outer >> i) & 1) idset_add(refs, (plan_col_id)(w * 64 + i));
+        }
+    }
+    for (uint32_t i = 0; i < e->n_args; i++) SQE_TRY(expr_refs(b, e->args[i], refs));
+    return SQE_OK;
+}
+
+int bind_expr_refs_within(binder *b, const bexpr *e, const plan *side, bool *out) {
+    idset refs;
+    SQE_TRY(idset_init(b, &refs));
+    SQE_TRY(expr_refs(b, e, &refs));
+    if (b->pctx->failed) return bind_nomem(b);
+    *out = true;
+    for (uint32_t w = 0; w < refs.n_words; w++)
+        for (uint32_t i = 0; i < 64; i++)
+            if (((refs.bits[w] >> i) & 1) && plan_find_col(side, (plan_col_id)(w * 64 + i)) < 0)
+                *out = false;
     return SQE_OK;
 }
 

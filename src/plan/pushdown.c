@@ -34,9 +34,10 @@ unsigned plan_expr_sides(const bexpr *e, const plan *left, const plan *right) {
     return st.sides;
 }
 
-/* Conservative strictness: e yields NULL (or FALSE) when any column of `side` it reads is NULL.
- * True for comparisons and null-propagating calls whose arguments are strict; IS NULL,
- * COALESCE, CASE, OR, IS DISTINCT FROM are not strict. */
+/* Conservative strictness: e yields NULL when any column of `side` it reads is NULL. True for
+ * comparisons and null-propagating calls whose arguments are strict; IS NULL, IS NOT NULL, AND,
+ * OR, COALESCE, CASE, IS DISTINCT FROM are not strict (FALSE AND NULL is FALSE, and
+ * (FALSE AND x) IS NOT NULL is TRUE when x is NULL: found by tests/difftest). */
 static bool strict_on(const bexpr *e, const plan *side, bool *reads) {
     switch (e->kind) {
     case BEXPR_COLUMN:
@@ -51,25 +52,6 @@ static bool strict_on(const bexpr *e, const plan *side, bool *reads) {
         for (uint32_t i = 0; i < e->n_args; i++)
             if (!strict_on(e->args[i], side, reads)) return false;
         return true;
-    case BEXPR_AND: {
-        /* AND rejects if any conjunct rejects */
-        for (uint32_t i = 0; i < e->n_args; i++) {
-            bool r = false;
-            if (strict_on(e->args[i], side, &r) && r) {
-                *reads = true;
-                return true;
-            }
-        }
-        return false;
-    }
-    case BEXPR_IS_NOT_NULL: {
-        bool r = false;
-        if (strict_on(e->args[0], side, &r) && r) {
-            *reads = true;
-            return true;
-        }
-        return false;
-    }
     case BEXPR_IN_LIST:
         return strict_on(e->args[0], side, reads);
     default:
@@ -77,8 +59,16 @@ static bool strict_on(const bexpr *e, const plan *side, bool *reads) {
     }
 }
 
+/* Null rejection, as a filter: e is not TRUE when the columns of `side` are all NULL (an AND
+ * when one conjunct rejects, IS NOT NULL of a strict operand, a strict predicate). */
 bool plan_expr_rejects_null(const bexpr *e, const plan *side) {
     bool reads = false;
+    if (e->kind == BEXPR_AND) {
+        for (uint32_t i = 0; i < e->n_args; i++)
+            if (plan_expr_rejects_null(e->args[i], side)) return true;
+        return false;
+    }
+    if (e->kind == BEXPR_IS_NOT_NULL) return strict_on(e->args[0], side, &reads) && reads;
     return strict_on(e, side, &reads) && reads;
 }
 
