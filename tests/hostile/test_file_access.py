@@ -23,13 +23,14 @@ import os
 import sys
 import threading
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "load"))
+from sql_clients import QueryError, run  # noqa: E402
 from sqe_serve import SqeServe, default_binary, free_port  # noqa: E402
 
 trino = pytest.importorskip("trino", reason="the trino client is not in .cache/venv "
@@ -41,34 +42,6 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 PROTOCOLS = ["trino", "flight"]
 SECRET = "s3cr3t-value-42"
-
-
-class QueryError(Exception):
-    def __init__(self, name, message):
-        super().__init__(f"{name}: {message}")
-        self.name = name
-        self.message = message
-
-
-def run(srv, sql, proto="trino", user="alice"):
-    """Rows of sql as lists, or QueryError (the SQE error name is known for Trino only)."""
-    if proto == "trino":
-        cur = trino.dbapi.connect(host="127.0.0.1", port=srv.trino_port, user=user,
-                                  request_timeout=120).cursor()
-        try:
-            cur.execute(sql)
-            return [list(r) for r in cur.fetchall()]
-        except trino.exceptions.TrinoUserError as e:
-            raise QueryError(e.error_name, e.message)
-        except trino.exceptions.TrinoQueryError as e:
-            raise QueryError(e.error_name, e.message)
-    warnings.simplefilter("ignore")
-    with fs.connect(srv.flight_uri) as conn, conn.cursor() as cur:
-        try:
-            cur.execute(sql)
-            return [list(r) for r in cur.fetchall()]
-        except Exception as e:  # adbc_driver_manager.Error subclasses
-            raise QueryError(None, str(e))
 
 
 def refused(srv, sql, proto, name="PERMISSION_DENIED", text="Access denied"):

@@ -14,13 +14,14 @@ import signal
 import sys
 import threading
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "load"))
+from sql_clients import QueryError, run  # noqa: E402
 from sqe_serve import SqeServe, default_binary  # noqa: E402
 
 trino = pytest.importorskip("trino", reason="the trino client is not in .cache/venv "
@@ -39,31 +40,6 @@ BIG_PREDICATE = f"SELECT count(*) {ROWS} WHERE {BIG_WHERE}"
 # fill (one append per code point), this ran for minutes past any timeout
 BIG_PAD = ("SELECT max(length(lpad(rpad(CAST(x AS varchar), 100000000, 'ab'), 100000000, 'c'))) "
            "FROM UNNEST(sequence(1, 10000)) t(x)")
-
-
-class QueryError(Exception):
-    def __init__(self, name, message):
-        super().__init__(f"{name}: {message}")
-        self.name = name
-        self.message = message
-
-
-def run(srv, sql, proto="trino", user="alice"):
-    if proto == "trino":
-        cur = trino.dbapi.connect(host="127.0.0.1", port=srv.trino_port, user=user,
-                                  request_timeout=120).cursor()
-        try:
-            cur.execute(sql)
-            return [list(r) for r in cur.fetchall()]
-        except trino.exceptions.TrinoQueryError as e:
-            raise QueryError(e.error_name, e.message)
-    warnings.simplefilter("ignore")
-    with fs.connect(srv.flight_uri) as conn, conn.cursor() as cur:
-        try:
-            cur.execute(sql)
-            return [list(r) for r in cur.fetchall()]
-        except Exception as e:  # adbc_driver_manager.Error subclasses
-            raise QueryError(None, str(e))
 
 
 def cpu_seconds(pid):
