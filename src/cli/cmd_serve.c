@@ -45,6 +45,7 @@
 #include "cli/cli.h"
 #include "cli/cli_catalogs.h"
 #include "cli/serve_settings.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "io/io.h"
 #include "server/core/srv_core.h"
@@ -57,14 +58,8 @@
  * without waiting for them (a query that cannot stop must not keep the process alive). */
 #define DRAIN_CANCEL_GRACE_MS 5000
 
-static int64_t mono_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint32_t remaining_ms(int64_t until) {
-    int64_t left = until - mono_now_ms();
+    int64_t left = until - clock_mono_ms();
     return left > 0 ? (uint32_t)left : 0;
 }
 
@@ -454,7 +449,7 @@ int cli_serve_main(int argc, char **argv) {
     flight_server_begin_drain(flight);
 #endif
     if (trino) trino_server_begin_drain(trino);
-    int64_t drain_until = mono_now_ms() + drain_ms;
+    int64_t drain_until = clock_mono_ms() + drain_ms;
     uint32_t left = 0;
 #ifdef SQE_WITH_FLIGHT
     if (flight) left += flight_server_drain(flight, remaining_ms(drain_until));

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "exec/ops.h"
-#include "exec/driver.h"
 
 exec_op *exec_op_alloc(exec_query_ctx *qctx, const exec_op_vtable *vt, const plan *p,
                        uint32_t n_children) {
@@ -53,7 +53,7 @@ int exec_chunk_create_for(const exec_op *op, vec_chunk *c, sqe_error *err) {
 int exec_check_cancel(exec_query_ctx *qctx, sqe_error *err) {
     if (qctx->cancel && __atomic_load_n(qctx->cancel, __ATOMIC_RELAXED))
         return err_set(err, SQE_ERR_USER_CANCELED, "Query was canceled");
-    if (qctx->deadline_ns && exec_now_ns() >= qctx->deadline_ns)
+    if (clock_deadline_passed(qctx->deadline_ns))
         return err_set(err, SQE_ERR_EXCEEDED_TIME_LIMIT,
                        "Query exceeded the maximum execution time limit of %u ms",
                        qctx->time_limit_ms);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "exec/driver.h"
 
 struct exec_pool {
@@ -113,8 +114,4 @@ bool exec_pool_cancel(exec_pool *pool, exec_task *task) {
     return removed;
 }
 
-uint64_t exec_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+uint64_t exec_now_ns(void) { return clock_mono_ns(); }

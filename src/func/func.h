@@ -25,9 +25,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "common/arena.h"
+#include "common/clock.h"
 #include "common/err.h"
 #include "vec/vec.h"
 
@@ -176,14 +176,10 @@ int func_row_error(func_ctx *ctx, vec *out, uint32_t row, int code, const char *
 static inline int func_check_cancel(func_ctx *ctx) {
     if (ctx->cancel && __atomic_load_n(ctx->cancel, __ATOMIC_RELAXED))
         return err_set(ctx->err, SQE_ERR_USER_CANCELED, "Query was canceled");
-    if (ctx->deadline_ns) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= ctx->deadline_ns)
-            return err_set(ctx->err, SQE_ERR_EXCEEDED_TIME_LIMIT,
-                           "Query exceeded the maximum execution time limit of %u ms",
-                           ctx->time_limit_ms);
-    }
+    if (clock_deadline_passed(ctx->deadline_ns))
+        return err_set(ctx->err, SQE_ERR_EXCEEDED_TIME_LIMIT,
+                       "Query exceeded the maximum execution time limit of %u ms",
+                       ctx->time_limit_ms);
     return SQE_OK;
 }
 

@@ -10,11 +10,11 @@
  */
 #include "plan/plan.h"
 
+#include "common/clock.h"
 #include "common/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker, plan_fold_const_fn fold_const) {
     memset(ctx, 0, sizeof *ctx);
@@ -27,14 +27,10 @@ void plan_ctx_init(plan_ctx *ctx, arena *a, mem_tracker *tracker, plan_fold_cons
 int plan_check_cancel(const plan_ctx *ctx, sqe_error *err) {
     if (ctx->cancel && __atomic_load_n(ctx->cancel, __ATOMIC_RELAXED))
         return err_set(err, SQE_ERR_USER_CANCELED, "Query was canceled");
-    if (ctx->deadline_ns) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= ctx->deadline_ns)
-            return err_set(err, SQE_ERR_EXCEEDED_TIME_LIMIT,
-                           "Query exceeded the maximum execution time limit of %u ms",
-                           ctx->time_limit_ms);
-    }
+    if (clock_deadline_passed(ctx->deadline_ns))
+        return err_set(err, SQE_ERR_EXCEEDED_TIME_LIMIT,
+                       "Query exceeded the maximum execution time limit of %u ms",
+                       ctx->time_limit_ms);
     return SQE_OK;
 }
 

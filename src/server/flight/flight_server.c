@@ -33,6 +33,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "server/flight/flight_int.h"
 
@@ -478,12 +479,7 @@ int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
         int rc = h->admit(h->ud, fc->principal->user, sql_bytes, &timeout_ms, err);
         if (rc) return rc;
         fc->time_limit_ms = timeout_ms;
-        if (timeout_ms) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            fc->deadline_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
-                              (uint64_t)timeout_ms * 1000000ull;
-        }
+        if (timeout_ms) fc->deadline_ns = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
     }
     pthread_mutex_lock(&srv->lock);
     srv->running++;
