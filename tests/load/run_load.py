@@ -179,8 +179,19 @@ class FlightClient:
         import warnings
         import adbc_driver_flightsql.dbapi as fs
         warnings.simplefilter("ignore")
-        self.conn = fs.connect(uri, db_kwargs={"username": name, "password": password_of(name)})
-        self.cur = self.conn.cursor()
+        # 16 clients log in at once: past [auth] max_concurrent_password_checks the server says
+        # UNAVAILABLE "busy checking passwords; retry in a moment" (its documented contract, what
+        # the Trino clients do for the 503 by themselves); ADBC does not retry, so the client does
+        for attempt in range(40):
+            try:
+                self.conn = fs.connect(uri, db_kwargs={"username": name,
+                                                       "password": password_of(name)})
+                self.cur = self.conn.cursor()
+                break
+            except Exception as e:  # adbc_driver_manager.OperationalError
+                if "busy checking passwords" not in str(e) or attempt == 39:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     def run(self, sql, params):
         if params is None:
