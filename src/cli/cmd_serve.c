@@ -297,7 +297,7 @@ int cli_serve_main(int argc, char **argv) {
     srv_core *core = NULL;
     sqe_db *db = NULL;
     trino_server *trino = NULL;
-    health_server *health = NULL;
+    http_server *health = NULL; /* [metrics] health_port: health.c's routes on a port of their own */
 #ifdef SQE_WITH_FLIGHT
     flight_server *flight = NULL;
 #endif
@@ -412,7 +412,7 @@ int cli_serve_main(int argc, char **argv) {
                             "/healthz and /readyz stay on the Trino port\n",
                     cfg.metrics.health_port);
         } else {
-            endpoint(co->bind_address, health_server_port(health), where, sizeof where);
+            endpoint(co->bind_address, http_server_port(health), where, sizeof where);
             fprintf(stderr, "sqe serve: health on http://%s/healthz and /readyz\n", where);
         }
     }
@@ -464,7 +464,7 @@ out:
     flight_server_destroy(flight);
 #endif
     trino_server_destroy(trino);
-    health_server_destroy(health);
+    http_server_destroy(health);
     sqe_db_close(db);
     srv_core_destroy(core);
     config_reset(&cfg);

@@ -1,10 +1,11 @@
 /*
  * health.h: liveness and readiness of `sqe serve`: the process phase (starting, ready, draining)
- * that GET /healthz and /readyz report, on the Trino HTTP port and on an optional dedicated
- * health port ([metrics] health_port).
+ * that GET /healthz and /readyz report, as a route table for any http_server port (the Trino
+ * port has it) and on an optional dedicated health port ([metrics] health_port).
  *
  *   /healthz  200 "ok" while the process serves (any phase)
  *   /readyz   200 "ready" when ready; 503 "starting" / "draining" otherwise
+ * Both answer GET and HEAD without authentication; other methods get 405.
  */
 #ifndef SQE_SERVER_CORE_HEALTH_H
 #define SQE_SERVER_CORE_HEALTH_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "server/core/http_server.h"
 
 typedef enum health_phase { HEALTH_STARTING = 0, HEALTH_READY, HEALTH_DRAINING } health_phase;
 
@@ -23,19 +25,15 @@ typedef struct health_state {
 void health_set(health_state *hs, health_phase phase);
 health_phase health_get(const health_state *hs);
 
-/* The answer to a health path: returns the HTTP status and sets *body (static text) for
- * "/healthz" and "/readyz", or returns 0 for any other url. hs NULL counts as ready. */
-unsigned health_answer(const health_state *hs, const char *url, const char **body);
+/* Adds the health routes to srv, answering from hs (NULL counts as ready; else hs must outlive
+ * srv). Returns SQE_OK or out of memory. */
+int health_add_routes(http_server *srv, const health_state *hs);
 
-typedef struct health_server health_server;
-
-/* Serves only the health paths on bind_address:port (port 0 = any free port) over plain HTTP,
- * with the same slow-client guard as the Trino listener. hs must outlive the server. On error
- * (bad address, port in use) *out is NULL. */
+/* A port of its own with only the health routes, on bind_address:port (port 0 = any free port)
+ * over plain HTTP, with small limits (2 threads, 256 connections, 32 KiB headers, 10 s to send
+ * a request); more route tables may be added to it. hs must outlive the server. The caller owns
+ * *out (http_server_destroy); on error (bad address, port in use) *out is NULL. */
 int health_server_create(const char *bind_address, uint16_t port, const health_state *hs,
-                         health_server **out, sqe_error *err);
-uint16_t health_server_port(const health_server *srv);
-/* Stops and frees the server. NULL is ignored. */
-void health_server_destroy(health_server *srv);
+                         http_server **out, sqe_error *err);
 
 #endif
