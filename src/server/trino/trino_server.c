@@ -4,7 +4,7 @@
  * live in trino_query.c, request headers and replies in trino_request.c.
  *
  * INTERFACE: trino_server_options_init, trino_server_create, trino_server_port,
- *   trino_server_begin_drain, trino_server_drain, trino_server_destroy (trino_server.h).
+ *   trino_server_http, trino_server_begin_drain, trino_server_drain, trino_server_destroy (trino_server.h).
  * Routes (auth = through opts.hooks when set):
  *   POST   /v1/statement                                  submit (body = SQL)        auth
  *   HEAD   /v1/statement                                  200 (JDBC connection check) auth
@@ -341,6 +341,8 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
 }
 
 uint16_t trino_server_port(const trino_server *srv) { return http_server_port(srv->http); }
+
+http_server *trino_server_http(trino_server *srv) { return srv->http; }
 
 void trino_server_begin_drain(trino_server *srv) {
     health_set(&srv->own_health, HEALTH_DRAINING);

@@ -1,10 +1,11 @@
 /*
  * trino_server.h: the Trino client REST protocol server (POST /v1/statement, nextUri paging,
- * DELETE to cancel, GET /v1/info) on libmicrohttpd, serving one sqe_db.
+ * DELETE to cancel, GET /v1/info), serving one sqe_db.
  *
- * The server owns an HTTP daemon (an internal polling thread plus a thread pool) and a query
- * registry: every statement runs on its own worker thread with its own session (sqe_conn)
- * restored from the request headers, and its rows are handed out as JSON pages. See
+ * The server owns an HTTP port (server/core/http_server.h: a route table with the Trino and the
+ * health routes; TLS, limits and hardening are the shared server's) and a query registry:
+ * every statement runs on its own worker thread with its own session (sqe_conn) restored from
+ * the request headers, and its rows are handed out as JSON pages. See
  * docs/trino-protocol.md for what the protocol covers.
  */
 #ifndef SQE_SERVER_TRINO_TRINO_SERVER_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "server/core/health.h"
+#include "server/core/http_server.h"
 #include "server/srv_hooks.h"
 #include "sqe/sqe.h"
 
@@ -68,8 +70,13 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
 /* The port the server listens on (the chosen one when opts->port was 0). */
 uint16_t trino_server_port(const trino_server *srv);
 
-/* Authentication: with opts->hooks every request except GET /v1/info, /healthz and /readyz is
- * authenticated through hooks->authenticate (the Authorization header, X-Trino-User and the peer
+/* The HTTP server of the Trino port (borrowed; lives until trino_server_destroy), to put more
+ * route tables on the same port (http_server_add_routes): the Trino table and health.c's are
+ * already there. */
+http_server *trino_server_http(trino_server *srv);
+
+/* Authentication: with opts->hooks every request to a route except /v1/info, /healthz and
+ * /readyz is authenticated (unknown paths get 404 and wrong methods 405 + Allow first) through hooks->authenticate (the Authorization header, X-Trino-User and the peer
  * address); a failure is 401 with "WWW-Authenticate: Basic realm=\"sqe\"". The statement runs as
  * the authenticated principal. Every statement passes hooks->admit first (a refusal is a FAILED
  * result naming the limit) and is canceled with EXCEEDED_TIME_LIMIT at the timeout admit gave.
