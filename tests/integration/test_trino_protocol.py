@@ -197,6 +197,13 @@ def test_wrong_methods_are_405(server):
     assert http("PUT", server.base + "/v1/statement", b"SELECT 1", {"X-Trino-User": "u"})[0] == 405
     assert http("POST", server.base + "/v1/info", b"x")[0] == 405
     assert http("HEAD", server.base + "/v1/statement")[0] == 200  # JDBC connection check
+    # the shared route table names the path's methods (src/server/core/http_server.c)
+    status, hdrs, _ = http("PUT", server.base + "/v1/statement", b"SELECT 1", {"X-Trino-User": "u"})
+    assert status == 405 and hdrs.get("Allow") == "POST, HEAD"
+    status, hdrs, _ = http("PUT", server.base + "/v1/statement/executing/x/y/1", b"x")
+    assert status == 405 and hdrs.get("Allow") == "GET, DELETE"
+    status, hdrs, _ = http("POST", server.base + "/healthz", b"x")
+    assert status == 405 and hdrs.get("Allow") == "GET, HEAD"
 
 
 def test_empty_and_nul_bodies_are_400(server):

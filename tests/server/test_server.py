@@ -358,6 +358,11 @@ def test_basic_auth_with_trino_client(tmp, ca_env):
         # /healthz, /readyz and /v1/info stay public
         assert http(s, "GET", "/healthz")[0] == 200
         assert http(s, "GET", "/v1/info")[0] == 200
+        # the route table answers before any credential check: 404 and 405 + Allow
+        assert http(s, "GET", "/nosuch")[0] == 404
+        status, hdrs, _ = http(s, "GET", "/v1/statement")
+        assert status == 405 and hdrs.get("Allow") == "POST, HEAD"
+        assert http(s, "HEAD", "/v1/statement")[0] == 401  # a route that needs credentials
     finally:
         code, out = s.stop()
     assert code == 0
