@@ -20,10 +20,11 @@
  * are taken with a Content-Length only (http_strict refuses chunked ones). The URL path given to
  * handlers has no query string.
  *
- * Use: http_server_options_init, set the fields (opts.routes: the first table), http_server_create
- * (listens at once), http_server_add_routes for each further table (any time; a table added while serving answers from
- * its next request), http_server_destroy. Handlers run on the thread pool and may block only
- * for bounded waits (they hold a pool thread).
+ * Use: http_server_options_init, set the fields (opts.routes: the first table),
+ * http_server_create (listens at once), http_server_add_routes for each further table (any
+ * time; a table added while serving answers from its next request), http_server_destroy.
+ * Handlers run on the thread pool and may block only for bounded waits (they hold a pool
+ * thread).
  */
 #ifndef SQE_SERVER_CORE_HTTP_SERVER_H
 #define SQE_SERVER_CORE_HTTP_SERVER_H
@@ -142,7 +143,8 @@ void http_server_destroy(http_server *srv);
 
 /* ---- for handlers -------------------------------------------------------------------------- */
 
-/* A request header's value (name case-insensitive; the first of repeated ones), or NULL. */
+/* A request header's value (name case-insensitive; the first of repeated ones), or NULL;
+ * borrowed, valid during the handler call. */
 const char *http_request_header(const http_request *req, const char *name);
 /* Calls fn for every request header in wire order; fn returns false to stop. */
 void http_request_headers(const http_request *req,
@@ -153,14 +155,15 @@ void http_request_peer(const http_request *req, char *buf, size_t n);
  * host name or address literal with an optional port, else the listening address. */
 void http_request_base_uri(const http_request *req, char *buf, size_t n);
 
-/* Replies (each replaces what *r held). Return SQE_OK, or OUT_OF_MEMORY with a bare 500 set. */
+/* Frees what *r holds and zeroes it. */
 void http_reply_reset(http_reply *r);
-/* A text reply; body copied; content_type NULL = "text/plain; charset=utf-8". */
+/* The setters below replace what *r held and return SQE_OK, or OUT_OF_MEMORY with a bare 500
+ * set. A text reply; body copied; content_type NULL = "text/plain; charset=utf-8". */
 int http_reply_text(http_reply *r, unsigned status, const char *content_type, const char *body);
 /* A reply taking a malloc'd body of len bytes (freed on error too). */
 int http_reply_take(http_reply *r, unsigned status, const char *content_type, char *body,
                     size_t len);
-/* Adds a header (value copied) to *r. */
+/* Adds a header (value copied) to *r; OUT_OF_MEMORY leaves *r as it was. */
 int http_reply_header(http_reply *r, const char *name, const char *value);
 
 #endif
