@@ -276,6 +276,17 @@ void engine_effects_finish(engine_effects *fx, sqe_conn *conn, const sql_stmt *s
         break;
     case SQL_STMT_ALTER_TABLE: note_write(fx, conn, st, &st->u.alter.table, true); break;
     case SQL_STMT_DROP_TABLE: note_write(fx, conn, st, &st->u.drop.name, false); break;
+    case SQL_STMT_USE:
+        engine_effects_change(fx, SQE_CHANGE_CATALOG_SCHEMA, sqe_conn_catalog(conn),
+                              sqe_conn_schema(conn));
+        break;
+    case SQL_STMT_PREPARE:
+        engine_effects_change(fx, SQE_CHANGE_PREPARED_ADDED, st->u.prepare.name.name,
+                              st->u.prepare.text);
+        break;
+    case SQL_STMT_DEALLOCATE:
+        engine_effects_change(fx, SQE_CHANGE_PREPARED_REMOVED, st->u.prepared.name, NULL);
+        break;
     default: break;
     }
 }
