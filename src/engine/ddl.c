@@ -1,7 +1,7 @@
 /*
  * ddl.c: statements that change the catalog or table data of the memory catalog: CREATE / DROP
  * SCHEMA, CREATE TABLE, CREATE TABLE AS, CREATE [OR REPLACE] VIEW, DROP VIEW, INSERT, DELETE,
- * UPDATE, TRUNCATE, DROP TABLE, and the session statements USE, SET SESSION and RESET SESSION.
+ * UPDATE, TRUNCATE, DROP TABLE, and USE (SET / RESET SESSION: session_props.c).
  *
  * INTERFACE: engine_ddl.
  * NOTES: writes are all-or-nothing: rows are appended to a private chunk list and committed in

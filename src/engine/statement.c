@@ -1,7 +1,9 @@
 /*
  * statement.c: running statements: parse, dispatch by kind, the query path (bind, optimize,
- * execute), EXPLAIN [ANALYZE], prepared statements (PREPARE / EXECUTE / DEALLOCATE and the API's
- * sqe_prepare), and transaction statements (accepted; every statement commits on its own).
+ * execute), EXPLAIN [ANALYZE], prepared statements (PREPARE / EXECUTE [IMMEDIATE] / DEALLOCATE
+ * and the API's sqe_prepare), SET / RESET SESSION, and transaction statements (accepted; every
+ * statement commits on its own). engine_execute records what the statement did (effects.c)
+ * into the result.
  *
  * INTERFACE: sqe_query, sqe_prepare, sqe_stmt_*, engine_execute, engine_plan_query,
  *   engine_run_query, engine_explain.
@@ -9,7 +11,7 @@
  * values as constants, so parameters type exactly like literals and plans always fit the values.
  * sqe_stmt_param_type binds the statement once with every parameter an untyped NULL and reads
  * each parameter's type off the implicit cast the binder put around it (or, for INSERT ...
- * VALUES, off the target column).
+ * VALUES, off the target column); the `?` positions are the parser's (sql_stmt.param_pos).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  *     "timestamp(3) with time zone", "row(a bigint, \"b c\" varchar)"); the binder resolves them
  *     with type_parse (types/types.h).
  *   - Positional parameters `?` are numbered left to right from 1 (sql_expr.u.param_index);
- *     sql_stmt.n_params is how many the statement text holds.
+ *     sql_stmt.n_params is how many the statement text holds, sql_stmt.param_pos where.
  *   - Sugar is expanded by the parser: POSITION(a IN b) becomes strpos(b, a);
  *     SUBSTRING(a FROM b FOR c) becomes substring(a, b, c); TRIM([BOTH|LEADING|TRAILING] [c]
  *     FROM s) becomes trim/ltrim/rtrim(s [, c]); a unary minus applied to a numeric literal is
