@@ -14,6 +14,15 @@
 #include "sql/ast.h"
 
 /* What the binder needs to know about the session. */
+/* Told about every table the binder resolves (optional, bind_env.access): t (borrowed for the
+ * call), the plan node reading it (a PLAN_SCAN for memory tables, the PLAN_TABLE_FUNC of an
+ * Iceberg scan; the node's pruned columns are final once the plan is optimized) and the
+ * snapshot it reads (-1: none or not known). */
+typedef struct bind_access_sink {
+    void *ud;
+    void (*table_read)(void *ud, const cat_table *t, const plan *node, int64_t snapshot_id);
+} bind_access_sink;
+
 typedef struct bind_env {
     catalog **catalogs;        /* the session's catalogs, by name */
     uint32_t n_catalogs;
@@ -30,6 +39,7 @@ typedef struct bind_env {
     uint32_t n_params;
     const struct path_policy *paths; /* which files and object-store locations table functions
                                         may read (io/path_policy.h); NULL: all (embedded) */
+    const bind_access_sink *access; /* told each table read (NULL: nobody asks) */
 } bind_env;
 
 /* A bound query: the plan and its output column names. */

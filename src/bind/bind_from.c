@@ -16,7 +16,9 @@
  * implicitly coercible to the recorded type, else the view is stale.
  */
 #include "bind/bind_int.h"
+#include "catalog/catalog_iceberg.h"
 #include "common/stack.h"
+#include "iceberg/metadata.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -238,6 +240,22 @@ int bind_view_definition(plan_ctx *pctx, const bind_env *env, const char *cat_na
     return SQE_OK;
 }
 
+/* Tells env->access (when set) that node reads t. Iceberg: the snapshot of the version loaded,
+ * unless the relation travels in time (bind_iceberg.c resolves that one: not reported yet). */
+static void note_read(binder *b, const cat_table *t, const sql_relation *r, const plan *node) {
+    const bind_access_sink *a = b->env->access;
+    if (!a || !a->table_read) return;
+    int64_t snap = -1;
+    if (t->ice && t->ice->meta && r->u.table.version == SQL_VERSION_NONE) {
+        const ice_snapshot *s = ice_metadata_current_snapshot(t->ice->meta);
+        if (s) snap = s->snapshot_id;
+    }
+    while (node && node->kind != PLAN_TABLE_FUNC && node->kind != PLAN_SCAN &&
+           node->n_children == 1)
+        node = node->children[0];
+    a->table_read(a->ud, t, node, snap);
+}
+
 /* An Iceberg table (consumes the reference t). */
 static int bind_iceberg_ref(binder *b, cat_table *t, const sql_relation *r, plan **out,
                             bind_scope *s) {
@@ -247,6 +265,7 @@ static int bind_iceberg_ref(binder *b, cat_table *t, const sql_relation *r, plan
     const char **names;
     plan *p;
     SQE_TRY(bind_iceberg_table(b, t, r, &p, &names));
+    note_read(b, t, r, p);
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : t->name, names);
     BIND_CHECK(b, rel);
     bind_rel_qualify(rel, r, t->catalog, t->schema);
@@ -351,6 +370,7 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
         names[i] = t->columns[i].name;
     }
     p->est_rows = (double)t->data.n_rows;
+    note_read(b, t, r, p);
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : name, names);
     BIND_CHECK(b, rel);
     bind_rel_qualify(rel, r, t->catalog, t->schema);

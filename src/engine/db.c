@@ -186,4 +186,5 @@ void engine_bind_env(sqe_conn *conn, bind_env *env) {
     env->user = conn->principal->user;
     env->principal = conn->principal;
     env->paths = conn->db->paths;
+    env->access = conn->effects ? &conn->effects->sink : NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * ddl.c: statements that change the catalog or table data of the memory catalog: CREATE / DROP
  * SCHEMA, CREATE TABLE, CREATE TABLE AS, CREATE [OR REPLACE] VIEW, DROP VIEW, INSERT, DELETE,
- * UPDATE, TRUNCATE, DROP TABLE, and the session statements USE, SET SESSION and RESET SESSION.
+ * UPDATE, TRUNCATE, DROP TABLE, and USE (SET / RESET SESSION: session_props.c).
  *
  * INTERFACE: engine_ddl.
  * NOTES: writes are all-or-nothing: rows are appended to a private chunk list and committed in
@@ -626,107 +626,6 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
 
 /* --- schemas, DROP, TRUNCATE, session -------------------------------------------------------- */
 
-static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
-    const sql_qname *n = &st->u.set_session.name;
-    const char *name = n->parts[n->n_parts - 1].name;
-    bool reset = st->kind == SQL_STMT_RESET_SESSION;
-    bexpr *v = NULL;
-    arena a;
-    arena_init(&a, NULL);
-    plan_ctx pc;
-    plan_ctx_init(&pc, &a, NULL, exec_fold_const);
-    int rc = SQE_OK;
-    if (!reset) {
-        bind_env env;
-        engine_bind_env(conn, &env);
-        rc = bind_scalar_expr(&pc, &env, st->u.set_session.value, &v, err);
-        if (!rc && v->kind != BEXPR_CONST)
-            rc = err_set_at(err, SQE_ERR_INVALID_SESSION_PROPERTY, st->u.set_session.value->line,
-                            st->u.set_session.value->col, "Session property value must be a constant");
-    }
-    int64_t ival = 0;
-    char text[128] = "";
-    if (!rc && v) {
-        if (type_is_integer(v->type)) {
-            switch (v->type.id) {
-            case TYPE_TINYINT: ival = VEC_DATA(v->u.constant, int8_t)[0]; break;
-            case TYPE_SMALLINT: ival = VEC_DATA(v->u.constant, int16_t)[0]; break;
-            case TYPE_INTEGER: ival = VEC_DATA(v->u.constant, int32_t)[0]; break;
-            default: ival = VEC_DATA(v->u.constant, int64_t)[0]; break;
-            }
-        } else if (type_is_string(v->type)) {
-            const sqe_str *s = &VEC_DATA(v->u.constant, sqe_str)[0];
-            snprintf(text, sizeof text, "%.*s", (int)s->len, sqe_str_data(s));
-        } else if (v->type.id == TYPE_BOOLEAN) {
-            ival = VEC_DATA(v->u.constant, uint8_t)[0];
-        }
-    }
-    if (!rc) {
-        if (strcmp(name, "threads") == 0 || strcmp(name, "task_concurrency") == 0) {
-            /* a session may use fewer of the server's threads, never more */
-            if (!reset && ival < 1)
-                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "%s must be at least 1", name);
-            else if (!reset && ival > (int64_t)conn->db->threads)
-                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
-                             "%s = %lld is more than the server's limit of %u threads "
-                             "([coordinator] threads); a session can only lower it",
-                             name, (long long)ival, conn->db->threads);
-            else
-                conn->threads = reset ? 0 : (uint32_t)ival;
-        } else if (strcmp(name, "query_max_memory") == 0) {
-            if (reset) {
-                conn->query_max_memory = 0;
-            } else {
-                char *end;
-                double x = strtod(text, &end);
-                double mult = 1;
-                while (*end == ' ') end++;
-                if (!strcasecmp(end, "kb")) mult = 1024.0;
-                else if (!strcasecmp(end, "mb")) mult = 1024.0 * 1024;
-                else if (!strcasecmp(end, "gb")) mult = 1024.0 * 1024 * 1024;
-                else if (!strcasecmp(end, "b") || !*end) mult = 1;
-                else mult = -1;
-                if (!text[0] && ival > 0) {
-                    x = (double)ival;
-                    mult = 1;
-                }
-                double bytes = x * mult;
-                char lim[64];
-                config_format_size(conn->db->query_memory_limit, lim, sizeof lim);
-                if (mult < 0 || x <= 0)
-                    rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
-                                 "Invalid value for query_max_memory: '%s' (use e.g. '512MB')", text);
-                else if (bytes > (double)conn->db->query_memory_limit)
-                    /* a session may ask for less memory than the server allows, never more */
-                    rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
-                                 "query_max_memory = '%s' is more than the server's limit of %s "
-                                 "per query ([query] memory_limit); a session can only lower it",
-                                 text[0] ? text : "(number)", lim);
-                else
-                    conn->query_max_memory = (int64_t)bytes;
-            }
-        } else if (strcmp(name, "join_reordering_strategy") == 0) {
-            conn->join_reorder = reset || strcasecmp(text, "NONE") != 0;
-        } else if (strcmp(name, "time_zone") == 0) {
-            int32_t key;
-            if (reset)
-                conn->time_zone = 0;
-            else if (tz_lookup(text, strlen(text), &key) != 0)
-                rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY, "Time zone not supported: %s",
-                             text);
-            else
-                conn->time_zone = key;
-        } else {
-            rc = err_set_at(err, SQE_ERR_INVALID_SESSION_PROPERTY, n->parts[0].line,
-                            n->parts[0].col,
-                            "Session property '%s' does not exist", n->parts[n->n_parts - 1].text);
-        }
-    }
-    plan_ctx_destroy(&pc);
-    arena_destroy(&a);
-    return rc;
-}
-
 static int use_schema(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
     bind_env env;
     engine_bind_env(conn, &env);
@@ -806,10 +705,6 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         return do_update(conn, st, params, n_params, out, err);
     case SQL_STMT_USE:
         SQE_TRY(use_schema(conn, st, err));
-        return ok_result(out, err);
-    case SQL_STMT_SET_SESSION:
-    case SQL_STMT_RESET_SESSION:
-        SQE_TRY(set_session(conn, st, err));
         return ok_result(out, err);
     case SQL_STMT_ALTER_TABLE: {
         cat_table *t;

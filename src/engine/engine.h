@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "exec/exec.h"
 #include "sql/sql.h"
+#include "sqe/sqe_effects.h"
 
 /* The memory all running queries of one user hold together ([query] per_user_memory): a
  * tracker between the queries' trackers and the database's, shared while any query of the user
@@ -47,6 +48,26 @@ typedef struct prepared {
     struct prepared *next;
 } prepared;
 
+/* What a statement did (effects.c; read through sqe_effects.h). Strings and arrays are
+ * malloc'ed and owned here. While a statement runs, the connection points at the one it fills
+ * (sqe_conn.effects); the result takes it over at the end. */
+typedef struct engine_effects {
+    sqe_statement_kind kind;
+    bool returns_rows;
+    const char *update_type;       /* static; "" for statements that return rows */
+    sqe_session_change *changes;
+    uint32_t n_changes;
+    sqe_table_access *tables;
+    uint32_t n_tables;
+    struct engine_pending_read {   /* reads whose pruned columns are known once optimized */
+        const plan *node;
+        uint32_t table;            /* index into tables */
+    } *pending;
+    uint32_t n_pending;
+    bind_access_sink sink;         /* what bind_env.access points at */
+    bool failed;                   /* out of memory while recording: the report is partial */
+} engine_effects;
+
 struct sqe_conn {
     sqe_db *db;
     char *catalog;
@@ -63,6 +84,7 @@ struct sqe_conn {
     uint64_t deadline_ns;      /* CLOCK_MONOTONIC deadline of its queries (sqe_conn_set_deadline);
                                   0 = none */
     uint32_t time_limit_ms;    /* the limit the deadline came from, for the message */
+    engine_effects *effects;   /* the running statement's report (engine_execute), or NULL */
 };
 
 struct sqe_chunk {
@@ -75,6 +97,7 @@ struct sqe_result {
     char **types;              /* Trino spellings */
     sqe_type *col_types;
     int64_t update_count;      /* -1 for queries */
+    engine_effects fx;         /* what the statement did (zero for internal results) */
     /* rows come either from a running query ... */
     exec_query *query;
     plan_ctx pctx;
@@ -106,6 +129,31 @@ int engine_result_set_update_count(sqe_result *r, int64_t n);
 /* The answer of a statement that changed rows (INSERT, DELETE, COPY, ...): one BIGINT column
  * "rows" holding n, and update count n. On error *out is NULL. */
 int engine_result_count(int64_t n, sqe_result **out, sqe_error *err);
+
+/* ---- statement effects (effects.c) ------------------------------------------------------ */
+
+/* Starts recording into fx (zeroed by the caller) for conn: binds of the statement report the
+ * tables they read (engine_bind_env hands out fx->sink). */
+void engine_effects_begin(engine_effects *fx);
+/* After a plan of the statement was optimized: the reads bound since mark (fx->n_pending at the
+ * start of that bind) take their pruned columns; those pending entries are dropped. fx may be
+ * NULL. */
+void engine_effects_plan_done(engine_effects *fx, uint32_t mark);
+/* Records one session change (name and value copied; value may be NULL). */
+void engine_effects_change(engine_effects *fx, sqe_session_change_kind kind, const char *name,
+                           const char *value);
+/* After st ran on conn successfully: sets the kind, update type and returns_rows from the syntax
+ * tree (EXECUTE keeps what the executed statement reported) and records the tables written. */
+void engine_effects_finish(engine_effects *fx, sqe_conn *conn, const sql_stmt *st);
+/* Frees what fx holds and zeroes it. */
+void engine_effects_clear(engine_effects *fx);
+/* The kind, returns_rows and update type of a statement kind, from the syntax tree alone. */
+sqe_statement_kind engine_statement_kind(const sql_stmt *st, bool *returns_rows,
+                                         const char **update_type);
+
+/* SET / RESET SESSION (session_props.c): applies st to conn; *value (may be NULL) gets the
+ * value as text (malloc'ed, NULL for RESET). */
+int engine_set_session(sqe_conn *conn, const sql_stmt *st, char **value, sqe_error *err);
 
 /* The per-user tracker of user (created on first use; a reference), or NULL when the database
  * has no per-user limit or on out of memory (the query then runs without that level). */

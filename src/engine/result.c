@@ -4,7 +4,8 @@
  * INTERFACE: engine_result_create, engine_result_add_text_row, engine_result_set_update_count,
  *   engine_result_count,
  *   sqe_result_column_count/name/type, sqe_result_update_count, sqe_result_next,
- *   sqe_result_destroy, sqe_chunk_row_count, sqe_chunk_is_null, sqe_chunk_format.
+ *   sqe_result_destroy, sqe_chunk_row_count, sqe_chunk_is_null, sqe_chunk_format. What the
+ *   statement did (sqe_effects.h) is in effects.c; a result owns that report (r->fx).
  * NOTES: a query result streams chunks from its exec_query and owns the query's arena, plan and
  * memory tracker until destroyed; results of SHOW and EXPLAIN are small and held as chunks.
  * A query result hands out at most row_limit rows ([query] max_result_rows in the server): the
@@ -187,6 +188,7 @@ void sqe_result_destroy(sqe_result *res) {
     free(res->names);
     free(res->types);
     free(res->col_types);
+    engine_effects_clear(&res->fx);
     free(res);
 }
 

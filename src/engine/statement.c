@@ -1,7 +1,9 @@
 /*
  * statement.c: running statements: parse, dispatch by kind, the query path (bind, optimize,
- * execute), EXPLAIN [ANALYZE], prepared statements (PREPARE / EXECUTE / DEALLOCATE and the API's
- * sqe_prepare), and transaction statements (accepted; every statement commits on its own).
+ * execute), EXPLAIN [ANALYZE], prepared statements (PREPARE / EXECUTE [IMMEDIATE] / DEALLOCATE
+ * and the API's sqe_prepare), SET / RESET SESSION, and transaction statements (accepted; every
+ * statement commits on its own). engine_execute records what the statement did (effects.c)
+ * into the result.
  *
  * INTERFACE: sqe_query, sqe_prepare, sqe_stmt_*, engine_execute, engine_plan_query,
  *   engine_run_query, engine_explain.
@@ -9,7 +11,7 @@
  * values as constants, so parameters type exactly like literals and plans always fit the values.
  * sqe_stmt_param_type binds the statement once with every parameter an untyped NULL and reads
  * each parameter's type off the implicit cast the binder put around it (or, for INSERT ...
- * VALUES, off the target column).
+ * VALUES, off the target column); the `?` positions are the parser's (sql_stmt.param_pos).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,6 @@
 #include "engine/merge_int.h"
 #include "exec/driver.h"
 #include "plan/optimize.h"
-#include "sql/sql_int.h"
 
 static int64_t now_micros(void) {
     struct timespec ts;
@@ -90,11 +91,13 @@ static int plan_query(sqe_conn *conn, const sql_query *q, const vec *const *para
     engine_bind_env(conn, &env);
     env.params = params;
     env.n_params = n_params;
+    uint32_t mark = conn->effects ? conn->effects->n_pending : 0;
     SQE_TRY(bind_query(&r->pctx, &env, q, bq, err));
     if (po->hook) SQE_TRY(po->hook(po->hook_ud, &r->pctx, bq, err));
     int64_t start = now_micros();
     optimize_options oo = {conn->time_zone, start, conn->join_reorder};
     SQE_TRY(plan_optimize(&r->pctx, &bq->root, &oo, err));
+    engine_effects_plan_done(conn->effects, mark); /* the columns each scan still reads */
     exec_options eo;
     memset(&eo, 0, sizeof eo);
     eo.pool = db->pool;
@@ -199,11 +202,21 @@ static prepared *find_prepared(sqe_conn *conn, const char *name) {
     return NULL;
 }
 
+/* EXECUTE name [USING ...] and EXECUTE IMMEDIATE 'text' [USING ...]. */
 static int execute_prepared(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
-    prepared *p = find_prepared(conn, st->u.execute.name.name);
-    if (!p)
-        return err_set_at(err, SQE_ERR_NOT_FOUND, st->u.execute.name.line, st->u.execute.name.col,
-                          "Prepared statement not found: %s", st->u.execute.name.text);
+    const char *ptext = st->u.execute.immediate;
+    if (!ptext) {
+        prepared *p = find_prepared(conn, st->u.execute.name.name);
+        if (!p)
+            return err_set_at(err, SQE_ERR_NOT_FOUND, st->u.execute.name.line,
+                              st->u.execute.name.col, "Prepared statement not found: %s",
+                              st->u.execute.name.text);
+        ptext = p->text;
+    }
+    /* the text stays alive while it runs: a prepared statement replaced meanwhile (PREPARE
+     * inside the executed statement cannot happen: PREPARE does not nest) */
+    char *text = strdup(ptext);
+    if (!text) return err_nomem(err, "statement");
     /* Evaluate the USING values as constants. */
     arena a;
     arena_init(&a, NULL);
@@ -228,12 +241,12 @@ static int execute_prepared(sqe_conn *conn, const sql_stmt *st, sqe_result **out
         arena pa;
         arena_init(&pa, NULL);
         sql_stmt *parsed;
-        rc = sql_parse(&pa, p->text, strlen(p->text), &parsed, err);
+        rc = sql_parse(&pa, text, strlen(text), &parsed, err);
         if (!rc && (uint32_t)parsed->n_params != n)
             rc = err_set(err, SQE_ERR_INVALID_PARAMETER_USAGE,
                          "Incorrect number of parameters: expected %d but found %u",
                          parsed->n_params, n);
-        if (!rc) rc = engine_execute(conn, parsed, p->text, vals, n, out, err);
+        if (!rc) rc = engine_execute(conn, parsed, text, vals, n, out, err);
         if (!rc && (*out)->has_plan && !(*out)->has_ast) {
             (*out)->ast_arena = pa;
             (*out)->has_ast = true;
@@ -247,6 +260,7 @@ static int execute_prepared(sqe_conn *conn, const sql_stmt *st, sqe_result **out
     }
     plan_ctx_destroy(&pctx);
     arena_destroy(&a);
+    free(text);
     return rc;
 }
 
@@ -288,10 +302,62 @@ static int deallocate(sqe_conn *conn, const sql_stmt *st, sqe_error *err) {
 
 static int ok_result(sqe_result **out, sqe_error *err) { return engine_result_create(0, NULL, NULL, out, err); }
 
+/* SET / RESET SESSION, recorded as a session change with the value as text. */
+static int set_session(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_error *err) {
+    char *value = NULL;
+    SQE_TRY(engine_set_session(conn, st, &value, err));
+    strbuf name; /* the property's dotted name as folded */
+    strbuf_init(&name);
+    const sql_qname *n = &st->u.set_session.name;
+    for (int i = 0; i < n->n_parts; i++) {
+        if (i) strbuf_putc(&name, '.');
+        strbuf_puts(&name, n->parts[i].name);
+    }
+    engine_effects_change(conn->effects,
+                          st->kind == SQL_STMT_RESET_SESSION ? SQE_CHANGE_PROPERTY_RESET
+                                                             : SQE_CHANGE_PROPERTY_SET,
+                          name.failed ? "" : strbuf_cstr(&name), value);
+    strbuf_reset(&name);
+    free(value);
+    return ok_result(out, err);
+}
+
+static int dispatch(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                    uint32_t n_params, sqe_result **out, sqe_error *err);
+
+/* Runs st and reports what it did: the outermost statement of a connection records into its
+ * own engine_effects, which the result takes over; a statement run by it (EXECUTE) records
+ * into the same one. */
 int engine_execute(sqe_conn *conn, const sql_stmt *st, const char *text, const vec *const *params,
                    uint32_t n_params, sqe_result **out, sqe_error *err) {
     (void)text;
     *out = NULL;
+    engine_effects fx, *outer = conn->effects;
+    if (!outer) {
+        memset(&fx, 0, sizeof fx);
+        engine_effects_begin(&fx);
+        conn->effects = &fx;
+    }
+    int rc = dispatch(conn, st, params, n_params, out, err);
+    if (!rc) engine_effects_finish(conn->effects, conn, st);
+    if (!outer) {
+        conn->effects = NULL;
+        free(fx.pending);
+        fx.pending = NULL;
+        fx.n_pending = 0;
+        fx.sink.ud = NULL;
+        if (!rc) {
+            engine_effects_clear(&(*out)->fx);
+            (*out)->fx = fx;
+        } else {
+            engine_effects_clear(&fx);
+        }
+    }
+    return rc;
+}
+
+static int dispatch(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
+                    uint32_t n_params, sqe_result **out, sqe_error *err) {
     if ((uint32_t)st->n_params > n_params && st->kind != SQL_STMT_PREPARE)
         return err_set_at(err, SQE_ERR_INVALID_PARAMETER_USAGE, st->line, st->col,
                           "Incorrect number of parameters: expected %d but found %u", st->n_params,
@@ -324,6 +390,9 @@ int engine_execute(sqe_conn *conn, const sql_stmt *st, const char *text, const v
     case SQL_STMT_DESCRIBE_INPUT:
     case SQL_STMT_DESCRIBE_OUTPUT:
         return engine_show(conn, st, out, err);
+    case SQL_STMT_SET_SESSION:
+    case SQL_STMT_RESET_SESSION:
+        return set_session(conn, st, out, err);
     default:
         return engine_ddl(conn, st, params, n_params, out, err);
     }
@@ -449,7 +518,7 @@ int sqe_stmt_execute(sqe_stmt *stmt, sqe_result **out, sqe_error *err) {
 /* The walk over a bound plan: pos[k] is the source position of `?` number k+1; a cast of an
  * untyped constant at that position gives the parameter's type. */
 typedef struct param_infer {
-    const sql_token *const *pos;
+    const sql_param_pos *pos;
     int n;
     sqe_type *types;
 } param_infer;
@@ -457,7 +526,7 @@ typedef struct param_infer {
 static int param_at(const param_infer *pi, const bexpr *e) {
     if (!e || e->kind != BEXPR_CONST || e->type.id != TYPE_UNKNOWN) return -1;
     for (int k = 0; k < pi->n; k++)
-        if (pi->pos[k]->line == e->line && pi->pos[k]->col == e->col) return k;
+        if (pi->pos[k].line == e->line && pi->pos[k].col == e->col) return k;
     return -1;
 }
 
@@ -519,21 +588,17 @@ static void infer_param_types(sqe_stmt *s, sqe_type *types) {
     arena a;
     arena_init(&a, NULL);
     sql_stmt *st = NULL;
-    sql_lexed lx;
-    const sql_token **pos = ARENA_ARRAY(&a, const sql_token *, (size_t)s->n_params + 1);
     vec *nulls = ARENA_ARRAY(&a, vec, (size_t)s->n_params + 1);
     const vec **vals = ARENA_ARRAY(&a, const vec *, (size_t)s->n_params + 1);
-    size_t len = strlen(s->text);
-    if (!pos || !nulls || !vals || sql_parse(&a, s->text, len, &st, NULL) ||
-        sql_lex(&a, s->text, len, &lx, NULL)) {
+    if (!nulls || !vals || sql_parse(&a, s->text, strlen(s->text), &st, NULL)) {
         arena_destroy(&a);
         return;
     }
-    int n = 0;
-    for (int i = 0; i < lx.n_toks && n < s->n_params; i++)
-        if (lx.toks[i].kind == TK_PARAM) pos[n++] = &lx.toks[i];
+    const sql_param_pos *pos = st->param_pos; /* recorded by the parser */
+    int n = st->n_params;
     int made = 0;
-    bool ok = n == s->n_params && (st->kind == SQL_STMT_QUERY || st->kind == SQL_STMT_INSERT);
+    bool ok = n == s->n_params && (n == 0 || pos) &&
+              (st->kind == SQL_STMT_QUERY || st->kind == SQL_STMT_INSERT);
     for (; ok && made < n; made++) {
         if (vec_init(&nulls[made], type_make(TYPE_UNKNOWN), 1, NULL, NULL) != SQE_OK) break;
         nulls[made].shape = VEC_CONST;

@@ -16,7 +16,7 @@
  *     "timestamp(3) with time zone", "row(a bigint, \"b c\" varchar)"); the binder resolves them
  *     with type_parse (types/types.h).
  *   - Positional parameters `?` are numbered left to right from 1 (sql_expr.u.param_index);
- *     sql_stmt.n_params is how many the statement text holds.
+ *     sql_stmt.n_params is how many the statement text holds, sql_stmt.param_pos where.
  *   - Sugar is expanded by the parser: POSITION(a IN b) becomes strpos(b, a);
  *     SUBSTRING(a FROM b FOR c) becomes substring(a, b, c); TRIM([BOTH|LEADING|TRAILING] [c]
  *     FROM s) becomes trim/ltrim/rtrim(s [, c]); a unary minus applied to a numeric literal is
@@ -671,10 +671,17 @@ typedef enum sql_show_kind {
     SQL_SHOW_STATS,         /* SHOW STATS FOR t: target */
 } sql_show_kind;
 
+/* Where one `?` parameter marker stands in the statement text (1-based line and column). */
+typedef struct sql_param_pos {
+    int line, col;
+} sql_param_pos;
+
 struct sql_stmt {
     uint8_t kind; /* sql_stmt_kind */
     int line, col;
     int n_params; /* number of `?` in this statement's text */
+    const sql_param_pos *param_pos; /* n_params entries, in text order ([0] = ?1); the parser
+                                       records them, so nothing lexes the text again */
     union {
         sql_query *query;
         struct {
@@ -770,8 +777,9 @@ struct sql_stmt {
             const char *text; /* the statement's text as written (after FROM), NUL-terminated */
         } prepare;
         struct {
-            sql_ident name;
+            sql_ident name;     /* EXECUTE name (empty for EXECUTE IMMEDIATE) */
             sql_expr_list args; /* USING a, b */
+            const char *immediate; /* EXECUTE IMMEDIATE 'text': the statement text, or NULL */
         } execute;
         sql_ident prepared; /* DEALLOCATE PREPARE / DESCRIBE INPUT / DESCRIBE OUTPUT name */
         struct {

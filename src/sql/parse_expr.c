@@ -950,7 +950,11 @@ static sql_expr *parse_primary(sql_parser *p) {
     case TK_PARAM: {
         sql_advance(p);
         sql_expr *e = sql_expr_new(p, SQL_EXPR_PARAM, t);
-        if (e) e->u.param_index = ++p->n_params;
+        sql_param_pos *pos = e ? sql_vec_push(p, &p->params, sizeof *pos) : NULL;
+        if (!pos) return NULL;
+        pos->line = t->line;
+        pos->col = t->col;
+        e->u.param_index = ++p->n_params;
         return e;
     }
     case TK_LPAREN: return parse_paren(p);

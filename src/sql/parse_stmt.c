@@ -816,7 +816,13 @@ static sql_stmt *parse_statement_inner(sql_parser *p) {
     }
     if (sql_accept_kw(p, KW_EXECUTE)) {
         sql_stmt *s = new_stmt(p, SQL_STMT_EXECUTE, t);
-        if (!s || !sql_parse_ident(p, &s->u.execute.name)) return NULL;
+        if (!s) return NULL;
+        if (sql_accept_kw(p, KW_IMMEDIATE)) { /* EXECUTE IMMEDIATE 'statement' [USING ...] */
+            size_t len;
+            if (!sql_parse_string(p, &s->u.execute.immediate, &len)) return NULL;
+        } else if (!sql_parse_ident(p, &s->u.execute.name)) {
+            return NULL;
+        }
         if (sql_accept_kw(p, KW_USING) && !sql_parse_expr_list(p, &s->u.execute.args)) return NULL;
         return s;
     }

@@ -465,6 +465,13 @@ int sql_parse(arena *a, const char *text, size_t len, sql_stmt **out, sqe_error 
     if (p.rc != SQE_OK) return p.rc;
     if (!s) return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "parser returned no statement");
     s->n_params = p.n_params;
+    s->param_pos = p.params.data;
+    /* a statement nested at the end (PREPARE x FROM ..., EXPLAIN ...) holds the last markers */
+    sql_stmt *inner = s->kind == SQL_STMT_PREPARE   ? s->u.prepare.stmt
+                      : s->kind == SQL_STMT_EXPLAIN ? s->u.explain.stmt
+                                                    : NULL;
+    if (inner && inner->n_params <= s->n_params && s->param_pos)
+        inner->param_pos = s->param_pos + (s->n_params - inner->n_params);
     *out = s;
     return SQE_OK;
 }

@@ -98,6 +98,12 @@ const char *sql_tok_kind_name(sql_tok_kind kind);
 
 #define SQL_MAX_EXPECTED 48
 
+/* Growable array in the arena (old storage is abandoned when it grows). */
+typedef struct sql_vec {
+    void *data;
+    int n, cap;
+} sql_vec;
+
 typedef struct sql_parser {
     arena *a;
     const char *text;
@@ -107,6 +113,7 @@ typedef struct sql_parser {
     int pos;           /* index of the current token */
     int depth;         /* current nesting (see SQL_MAX_DEPTH) */
     int n_params;      /* `?` seen so far */
+    sql_vec params;    /* their positions (sql_param_pos), n_params of them */
     int rc;            /* sticky: the first error code, SQE_OK while parsing goes well */
     sqe_error *err;
     const char *lex_error;
@@ -116,11 +123,6 @@ typedef struct sql_parser {
     const char *expected[SQL_MAX_EXPECTED];
 } sql_parser;
 
-/* Growable array in the arena (old storage is abandoned when it grows). */
-typedef struct sql_vec {
-    void *data;
-    int n, cap;
-} sql_vec;
 
 /* Returns a pointer to a new zeroed slot of elem_size bytes at the end of v, or NULL (error
  * set). */

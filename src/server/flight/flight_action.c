@@ -204,17 +204,17 @@ static int cancel_flight_info(flight_call *fc, const ProtobufCBinaryData *body, 
 #define SSO_ERR(name) ARROW__FLIGHT__PROTOCOL__SET_SESSION_OPTIONS_RESULT__ERROR_VALUE__##name
 #define SOV(name) ARROW__FLIGHT__PROTOCOL__SESSION_OPTION_VALUE__OPTION_VALUE_##name
 
-/* The SQL text of a session option value for SET SESSION (malloc'ed), or NULL with *bad set:
- * INVALID_VALUE for string lists, ERROR for out of memory. NULL with *bad = 0: unset. */
-static char *option_sql(const Arrow__Flight__Protocol__SessionOptionValue *v, int *bad) {
+/* A session option value as the text a session property keeps (malloc'ed), or NULL with *bad
+ * set: INVALID_VALUE for string lists, ERROR for out of memory. NULL with *bad = 0: unset. */
+static char *option_text(const Arrow__Flight__Protocol__SessionOptionValue *v, int *bad) {
     *bad = 0;
     char num[64];
     char *out = NULL;
     switch (v ? (int)v->option_value_case : (int)SOV(_NOT_SET)) {
     case SOV(_NOT_SET): return NULL;
     case SOV(STRING_VALUE):
-        /* as Trino's X-Trino-Session values: integers and booleans bare, else a string literal */
-        out = flight_sql_literal(v->string_value ? v->string_value : "");
+        /* as Trino's X-Trino-Session values: digits an integer, true/false a boolean */
+        out = strdup(v->string_value ? v->string_value : "");
         break;
     case SOV(BOOL_VALUE): out = strdup(v->bool_value ? "true" : "false"); break;
     case SOV(INT64_VALUE):
@@ -231,29 +231,18 @@ static char *option_sql(const Arrow__Flight__Protocol__SessionOptionValue *v, in
     return out;
 }
 
-/* Sets (sql != NULL) or resets session property name: checked by running SET SESSION on a
- * connection with the session's state, then recorded. Returns 0 or an ErrorValue. */
+/* Sets (value != NULL) or resets session property name: checked on a connection with the
+ * session's state (sqe_conn_set_session_property), then recorded. Returns 0 or an ErrorValue. */
 static int set_property(flight_call *fc, const char *name, const char *sql) {
-    if (!flight_property_name_ok(name)) return SSO_ERR(INVALID_NAME);
+    if (!srv_session_property_name_ok(name)) return SSO_ERR(INVALID_NAME);
     volatile int cancel = 0;
     sqe_conn *conn;
     sqe_error e;
     memset(&e, 0, sizeof e);
     if (flight_open_conn(fc, &conn, &cancel, &e) != SQE_OK) return SSO_ERR(ERROR);
-    strbuf sb;
-    strbuf_init(&sb);
-    if (sql) strbuf_printf(&sb, "SET SESSION %s = %s", name, sql);
-    else strbuf_printf(&sb, "RESET SESSION %s", name);
     int bad = 0;
-    if (sb.failed) {
-        bad = SSO_ERR(ERROR);
-    } else {
-        sqe_result *res = NULL;
-        int rc = sqe_query(conn, strbuf_cstr(&sb), &res, &e);
-        sqe_result_destroy(res);
-        if (rc) bad = strstr(e.message, "does not exist") ? SSO_ERR(INVALID_NAME) : SSO_ERR(INVALID_VALUE);
-    }
-    strbuf_reset(&sb);
+    if (sqe_conn_set_session_property(conn, name, sql, &e) != SQE_OK)
+        bad = strstr(e.message, "does not exist") ? SSO_ERR(INVALID_NAME) : SSO_ERR(INVALID_VALUE);
     sqe_disconnect(conn);
     if (!bad && flight_session_put(fc->srv, fc->session_key, FLIGHT_SESSION_PROPERTIES, name, sql,
                                    &e) != SQE_OK)
@@ -292,7 +281,7 @@ static int set_session_options(flight_call *fc, const ProtobufCBinaryData *body,
             }
         } else {
             /* any other key is a session property, as SET SESSION takes it */
-            char *sql = option_sql(e->value, &bad);
+            char *sql = option_text(e->value, &bad);
             if (!bad) bad = set_property(fc, key, sql);
             if (!bad) changed = true;
             free(sql);
@@ -322,8 +311,8 @@ static int set_session_options(flight_call *fc, const ProtobufCBinaryData *body,
     return rc;
 }
 
-/* A stored property value (SQL text) as a session option value: integers and booleans typed,
- * a plain string literal unquoted (into buf when it fits), anything else as its text. */
+/* A stored property value (text) as a session option value: integers and booleans typed, else
+ * a string (a SQL string literal an earlier version saved is unquoted into buf when it fits). */
 static void option_value(const char *sql, char *buf, size_t len,
                          Arrow__Flight__Protocol__SessionOptionValue *v) {
     arrow__flight__protocol__session_option_value__init(v);

@@ -24,7 +24,9 @@
 #include "flight_sql.pb-c.h"
 #include "google/protobuf/any.pb-c.h"
 #include "format/arrow/arrow_ipc.h"
+#include "server/core/session.h"
 #include "server/flight/flight_server.h"
+#include "sqe/sqe_effects.h"
 
 /* gRPC status codes used directly (grpc/status.h). */
 enum { FLIGHT_UNAUTHENTICATED = 16 };
@@ -218,6 +220,10 @@ int flight_session_set(flight_server *srv, const char *key, const char *catalog,
 typedef enum flight_session_list { FLIGHT_SESSION_PROPERTIES, FLIGHT_SESSION_PREPARED } flight_session_list;
 int flight_session_put(flight_server *srv, const char *key, flight_session_list list,
                        const char *name, const char *value, sqe_error *err);
+/* Applies what res reports its statement changed to session key's state (srv_session_note);
+ * *changed tells whether anything did. */
+int flight_session_note_result(flight_server *srv, const char *key, const sqe_result *res,
+                               bool *changed, sqe_error *err);
 /* A deep copy of session key's state (principal included) into *out; the caller clears it with
  * srv_session_state_clear. On error *out is empty. */
 int flight_session_snapshot(flight_server *srv, const char *key, srv_session_state *out,
@@ -229,22 +235,19 @@ void flight_session_drop(flight_server *srv, const char *key);
 
 /* ---- session state and statements (flight_session.c) -------------------------------------- */
 
-/* Gives conn the call's session state: catalog, schema, time zone, properties (as SET SESSION)
- * and SQL prepared statements. Errors carry no position (the SQL is ours). */
+/* Gives conn the call's session state: catalog, schema, time zone, properties and SQL prepared
+ * statements, through the connection setters (srv_session_apply). Errors carry no position. */
 int flight_session_restore(flight_call *fc, sqe_conn *conn, sqe_error *err);
-/* After sql ran successfully on conn: records what it changed in the session (USE, SET/RESET
- * SESSION, PREPARE, DEALLOCATE PREPARE) and saves the session through hooks.session_save. */
-int flight_session_note(flight_call *fc, sqe_conn *conn, const char *sql, sqe_error *err);
+/* After a statement ran successfully: records in the session what its result reports it
+ * changed (USE, SET/RESET SESSION, PREPARE, DEALLOCATE PREPARE) and, when anything did, saves
+ * the session through hooks.session_save. */
+int flight_session_note(flight_call *fc, const sqe_result *res, sqe_error *err);
 /* Saves the session's state through hooks.session_save (token sessions only; failures are
  * ignored: the in-memory session stays right). */
 void flight_session_save(flight_call *fc);
-/* The SQL literal for a session property value given as text: integers and booleans as they
- * are, anything else as a string literal. malloc'ed; NULL on out of memory. */
-char *flight_sql_literal(const char *value);
-/* Is s a session property name (letters, digits, '_', '.')? */
-bool flight_property_name_ok(const char *s);
-/* Does sql return rows: a query (flight_sql_is_query), or EXECUTE of a prepared statement of
- * conn that is one? */
+/* Does sql return rows (a query, SHOW, DESCRIBE, EXPLAIN, or EXECUTE of a prepared statement
+ * of conn that is one), as the engine classifies it (sqe_statement_classify)? false when it
+ * does not parse. */
 bool flight_statement_returns_rows(sqe_conn *conn, const char *sql);
 void flight_state_free_all(flight_server *srv);
 void flight_prepared_free(flight_prepared *p);
@@ -281,14 +284,11 @@ int flight_stream_result(flight_call *fc, sqe_result *res, const bool *not_null,
 int flight_result_schema(const sqe_result *res, const bool *not_null, bool framed,
                          arrow_buf *out, sqe_error *err);
 
-/* Statement helpers (flight_sql.c). flight_sql_is_query: does the text start with a keyword of
- * a read-only statement (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN, TABLE)?
- * flight_prepared_copy: a private copy of the session's prepared statement `handle`.
+/* Statement helpers (flight_sql.c). flight_prepared_copy: a private copy of the session's prepared statement `handle`.
  * flight_run_statement: runs sql or prepared p (parameter row `row`) on a new connection; on
  * success *conn, *stmt (may be NULL) and *res are the caller's. flight_statement_schema: the
  * encapsulated result schema (empty for statements that are not queries; queries are planned
  * but not fetched). flight_send_data: sends one FlightData. */
-bool flight_sql_is_query(const char *sql);
 int flight_prepared_copy(flight_call *fc, const uint8_t *handle, size_t len,
                          flight_prepared **out, sqe_error *err);
 int flight_run_statement(flight_call *fc, const char *sql, const flight_prepared *p,

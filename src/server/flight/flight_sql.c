@@ -4,7 +4,8 @@
  *
  * INTERFACE: flight_get_flight_info, flight_get_schema, flight_do_get, flight_stream_result,
  *            flight_result_schema, flight_open_conn (flight_int.h); flight_run_statement,
- *            flight_prepared_take, flight_sql_is_query (flight_int.h, used by actions and DoPut).
+ *            flight_prepared_copy, flight_statement_returns_rows (flight_int.h, used by actions
+ *            and DoPut).
  * NOTES: each statement runs on a new sqe_conn given the session's state (flight_session.c).
  * GetFlightInfo runs the statement (so DDL sent as a query runs exactly once) and parks
  * the open result as a ticket (Any(TicketStatementQuery{handle})); DoGet streams it chunk by
@@ -13,11 +14,9 @@
  * FlightData stays under opts.max_message_bytes.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/err.h"
 #include "engine/engine.h"
@@ -46,28 +45,9 @@ int flight_open_conn(flight_call *fc, sqe_conn **out, volatile int *cancel, sqe_
     return SQE_OK;
 }
 
-bool flight_sql_is_query(const char *sql) {
-    static const char *const words[] = {"SELECT", "WITH", "VALUES", "SHOW", "DESCRIBE",
-                                        "EXPLAIN", "TABLE", "("};
-    const char *p = sql;
-    for (;;) {
-        while (*p && isspace((unsigned char)*p)) p++;
-        if (p[0] == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *e = strstr(p + 2, "*/");
-            if (!e) return false;
-            p = e + 2;
-        } else {
-            break;
-        }
-    }
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        size_t n = strlen(words[i]);
-        if (strncasecmp(p, words[i], n) == 0 && (n == 1 || !isalnum((unsigned char)p[n])))
-            return true;
-    }
-    return false;
+bool flight_statement_returns_rows(sqe_conn *conn, const char *sql) {
+    int rows = 0;
+    return sqe_statement_classify(conn, sql, NULL, &rows, NULL) == SQE_OK && rows;
 }
 
 /* Binds row `row` of p's parameters to stmt. */
@@ -160,7 +140,7 @@ int flight_run_statement(flight_call *fc, const char *sql, const flight_prepared
     } else {
         rc = sqe_query(*conn, sql, res, err);
     }
-    if (!rc) rc = flight_session_note(fc, *conn, p ? p->sql : sql, err);
+    if (!rc) rc = flight_session_note(fc, *res, err);
     if (rc) {
         if (*res) sqe_result_destroy(*res);
         if (*stmt) sqe_stmt_destroy(*stmt);
@@ -454,7 +434,12 @@ int flight_get_flight_info(flight_call *fc, const uint8_t *req, size_t len, sqe_
 static int statement_schema(flight_call *fc, const char *sql, const flight_prepared *p,
                             arrow_buf *schema, sqe_error *err) {
     const char *text = p ? p->sql : sql;
-    if (!flight_sql_is_query(text)) {
+    volatile int cancel = 0;
+    sqe_conn *conn;
+    SQE_TRY(flight_open_conn(fc, &conn, &cancel, err));
+    bool rows = flight_statement_returns_rows(conn, text);
+    sqe_disconnect(conn);
+    if (!rows) {
         arrow_schema s;
         memset(&s, 0, sizeof s);
         arrow_buf h;
@@ -464,8 +449,6 @@ static int statement_schema(flight_call *fc, const char *sql, const flight_prepa
         arrow_buf_reset(&h);
         return rc;
     }
-    volatile int cancel = 0;
-    sqe_conn *conn;
     sqe_stmt *stmt;
     sqe_result *res;
     SQE_TRY(flight_run_statement(fc, sql, p, 0, &cancel, &conn, &stmt, &res, err));

@@ -101,67 +101,10 @@ int flight_session_set(flight_server *srv, const char *key, const char *catalog,
     pthread_mutex_lock(&srv->lock);
     flight_session *s = srv->sessions;
     while (s && strcmp(s->key, key) != 0) s = s->next;
-    int rc = SQE_OK;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_NOT_FOUND, "no such session");
-    } else {
-        char *c = catalog && catalog[0] ? strdup(catalog) : NULL;
-        char *sc = schema && schema[0] ? strdup(schema) : NULL;
-        if ((catalog && catalog[0] && !c) || (schema && schema[0] && !sc)) {
-            free(c);
-            free(sc);
-            rc = err_nomem(err, "session");
-        } else {
-            if (catalog) {
-                free(s->state.catalog);
-                s->state.catalog = c;
-            }
-            if (schema) {
-                free(s->state.schema);
-                s->state.schema = sc;
-            }
-        }
-    }
+    int rc = s ? srv_session_set_catalog_schema(&s->state, catalog, schema, err)
+               : err_set(err, SQE_ERR_NOT_FOUND, "no such session");
     pthread_mutex_unlock(&srv->lock);
     return rc;
-}
-
-/* Sets (value != NULL) or removes name in the list names/values of *n entries. Appends new
- * names, so the list keeps the order the session set them in. */
-static int list_put(char ***names, char ***values, uint32_t *n, const char *name,
-                    const char *value, sqe_error *err) {
-    uint32_t i = 0;
-    while (i < *n && strcmp((*names)[i], name) != 0) i++;
-    if (!value) {
-        if (i == *n) return SQE_OK;
-        free((*names)[i]);
-        free((*values)[i]);
-        memmove(&(*names)[i], &(*names)[i + 1], (*n - i - 1) * sizeof **names);
-        memmove(&(*values)[i], &(*values)[i + 1], (*n - i - 1) * sizeof **values);
-        (*n)--;
-        return SQE_OK;
-    }
-    char *v = strdup(value);
-    if (!v) return err_nomem(err, "session");
-    if (i < *n) {
-        free((*values)[i]);
-        (*values)[i] = v;
-        return SQE_OK;
-    }
-    char *k = strdup(name);
-    char **nn = realloc(*names, (*n + 1) * sizeof *nn);
-    if (nn) *names = nn;
-    char **nv = nn ? realloc(*values, (*n + 1) * sizeof *nv) : NULL;
-    if (nv) *values = nv;
-    if (!k || !nn || !nv) {
-        free(k);
-        free(v);
-        return err_nomem(err, "session");
-    }
-    (*names)[*n] = k;
-    (*values)[*n] = v;
-    (*n)++;
-    return SQE_OK;
 }
 
 int flight_session_put(flight_server *srv, const char *key, flight_session_list list,
@@ -171,29 +114,23 @@ int flight_session_put(flight_server *srv, const char *key, flight_session_list 
     int rc;
     if (!s)
         rc = err_set(err, SQE_ERR_NOT_FOUND, "no such session");
-    else if (list == FLIGHT_SESSION_PROPERTIES)
-        rc = list_put(&s->state.property_names, &s->state.property_values, &s->state.n_properties,
-                      name, value, err);
     else
-        rc = list_put(&s->state.prepared_names, &s->state.prepared_sql, &s->state.n_prepared,
-                      name, value, err);
+        rc = srv_session_put(&s->state,
+                             list == FLIGHT_SESSION_PROPERTIES ? SRV_SESSION_PROPERTIES
+                                                               : SRV_SESSION_PREPARED,
+                             name, value, err);
     pthread_mutex_unlock(&srv->lock);
     return rc;
 }
 
-static int dup_opt(char **dst, const char *src) {
-    *dst = NULL;
-    return src && !(*dst = strdup(src)) ? -1 : 0;
-}
-
-static int dup_list(char ***dst, char *const *src, uint32_t n) {
-    *dst = NULL;
-    if (!n) return 0;
-    *dst = calloc(n, sizeof **dst);
-    if (!*dst) return -1;
-    for (uint32_t i = 0; i < n; i++)
-        if (!((*dst)[i] = strdup(src[i]))) return -1;
-    return 0;
+int flight_session_note_result(flight_server *srv, const char *key, const sqe_result *res,
+                               bool *changed, sqe_error *err) {
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = session_find(srv, key);
+    int rc = s ? srv_session_note(&s->state, res, changed, err)
+               : err_set(err, SQE_ERR_NOT_FOUND, "no such session");
+    pthread_mutex_unlock(&srv->lock);
+    return rc;
 }
 
 int flight_session_snapshot(flight_server *srv, const char *key, srv_session_state *out,
@@ -205,17 +142,12 @@ int flight_session_snapshot(flight_server *srv, const char *key, srv_session_sta
     if (!s) {
         rc = err_set(err, SQE_ERR_NOT_FOUND, "no such session");
     } else {
-        const srv_session_state *st = &s->state;
-        /* counts first, so a failed copy is still freed completely */
-        out->n_properties = st->n_properties;
-        out->n_prepared = st->n_prepared;
-        if (dup_opt(&out->principal, s->principal) || dup_opt(&out->catalog, st->catalog) ||
-            dup_opt(&out->schema, st->schema) || dup_opt(&out->time_zone, st->time_zone) ||
-            dup_list(&out->property_names, st->property_names, st->n_properties) ||
-            dup_list(&out->property_values, st->property_values, st->n_properties) ||
-            dup_list(&out->prepared_names, st->prepared_names, st->n_prepared) ||
-            dup_list(&out->prepared_sql, st->prepared_sql, st->n_prepared))
-            rc = err_nomem(err, "session");
+        rc = srv_session_copy(out, &s->state, err);
+        if (!rc && s->principal) {
+            free(out->principal);
+            out->principal = strdup(s->principal);
+            if (!out->principal) rc = err_nomem(err, "session");
+        }
     }
     pthread_mutex_unlock(&srv->lock);
     if (rc) srv_session_state_clear(out);

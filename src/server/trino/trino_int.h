@@ -11,7 +11,9 @@
 #include "common/err.h"
 #include "common/principal.h"
 #include "common/strbuf.h"
+#include "server/core/session.h"
 #include "server/trino/trino_server.h"
+#include "sqe/sqe_effects.h"
 #include "sqe/sqe_values.h"
 
 /* ---- requests and replies ------------------------------------------------------------------ */

@@ -9,12 +9,12 @@
  * NOTES:
  * - Sessions: the Trino protocol keeps the session in the client, which re-sends it with every
  *   request. So each query gets a fresh sqe_conn, restored from its headers (user, catalog,
- *   schema, time zone, session properties as SET SESSION, prepared statements), and reports
+ *   schema, time zone, session properties, prepared statements), and reports
  *   what the statement changed in X-Trino-Set-* / -Clear-Session / -Added-Prepare /
- *   -Deallocated-Prepare response headers. The engine does not report statement kinds, so a
- *   small keyword scan (classify) recognises USE, SET/RESET SESSION, PREPARE, DEALLOCATE,
- *   EXECUTE [IMMEDIATE] and the update type (INSERT, CREATE TABLE, ...); the new values come
- *   from the session after the statement ran (catalog, schema, prepared text).
+ *   -Deallocated-Prepare response headers. The state is given to the connection through its
+ *   setters (server/core/session.c, no SET SESSION text is run); the update type and the
+ *   changes are what the engine reports on the result (sqe_effects.h), so nothing here reads
+ *   the statement text.
  * - Paging: the worker encodes rows into pages of at most page_rows rows / about page_bytes
  *   bytes and keeps at most MAX_PENDING pages ahead of the client (backpressure), so a huge
  *   result never exists as JSON at once. While the worker waits, the engine stops producing
@@ -47,7 +47,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -55,242 +54,6 @@
 
 #define MAX_PENDING 2          /* pages encoded ahead of the client */
 #define REAPER_PERIOD_MS 200
-#define IMMEDIATE_NAME "sqe_execute_immediate"
-
-/* --- statement classification --------------------------------------------------------------- */
-
-typedef enum stmt_kind {
-    STMT_QUERY = 0,     /* returns rows; no updateType */
-    STMT_UPDATE,        /* DDL / DML: updateType set */
-    STMT_USE,
-    STMT_SET_SESSION,
-    STMT_RESET_SESSION,
-    STMT_PREPARE,
-    STMT_DEALLOCATE,
-    STMT_EXECUTE,
-    STMT_EXECUTE_IMMEDIATE,
-} stmt_kind;
-
-typedef struct stmt_info {
-    stmt_kind kind;
-    char update_type[160]; /* Trino's updateType ("INSERT", "CREATE TABLE"), "" for queries */
-    char name[256];       /* SET/RESET SESSION property; PREPARE/DEALLOCATE/EXECUTE name */
-    const char *rest;     /* SET SESSION: the value text; EXECUTE IMMEDIATE: the string literal */
-} stmt_info;
-
-static void skip_space(const char **pp) {
-    const char *p = *pp;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f') p++;
-        if (p[0] == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *end = strstr(p + 2, "*/");
-            p = end ? end + 2 : p + strlen(p);
-        } else {
-            break;
-        }
-    }
-    *pp = p;
-}
-
-static bool ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static bool ident_char(char c) {
-    return ident_start(c) || (c >= '0' && c <= '9') || c == '@' || c == '$';
-}
-
-/* Reads a keyword (unquoted identifier) upper-cased into buf; false when there is none. */
-static bool keyword(const char **pp, char *buf, size_t n) {
-    skip_space(pp);
-    const char *p = *pp;
-    if (!ident_start(*p)) return false;
-    size_t len = 0;
-    while (ident_char(*p)) {
-        if (len + 1 < n) buf[len++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-        p++;
-    }
-    buf[len] = 0;
-    *pp = p;
-    return true;
-}
-
-/* Reads an identifier folded as the engine folds it (unquoted: lower case; "quoted": as
- * written with "" unescaped) and appends it to buf. */
-static bool identifier(const char **pp, char *buf, size_t n) {
-    skip_space(pp);
-    const char *p = *pp;
-    size_t len = strlen(buf);
-    if (*p == '"') {
-        p++;
-        for (;;) {
-            if (!*p) return false;
-            if (*p == '"') {
-                if (p[1] != '"') break;
-                p++;
-            }
-            if (len + 1 >= n) return false;
-            buf[len++] = *p++;
-        }
-        p++;
-    } else if (ident_start(*p)) {
-        while (ident_char(*p)) {
-            if (len + 1 >= n) return false;
-            buf[len++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-            p++;
-        }
-    } else {
-        return false;
-    }
-    buf[len] = 0;
-    *pp = p;
-    return true;
-}
-
-/* A dotted name (a.b.c) into buf. */
-static bool qualified_name(const char **pp, char *buf, size_t n) {
-    buf[0] = 0;
-    if (!identifier(pp, buf, n)) return false;
-    for (;;) {
-        const char *p = *pp;
-        skip_space(&p);
-        if (*p != '.') return true;
-        p++;
-        size_t len = strlen(buf);
-        if (len + 2 >= n) return false;
-        buf[len] = '.';
-        buf[len + 1] = 0;
-        if (!identifier(&p, buf, n)) return false;
-        *pp = p;
-    }
-}
-
-static void set_update(stmt_info *info, const char *a, const char *b) {
-    info->kind = STMT_UPDATE;
-    snprintf(info->update_type, sizeof info->update_type, "%s%s%s", a, b && *b ? " " : "",
-             b ? b : "");
-}
-
-/* Recognises the statement kinds whose effects the protocol reports. Anything unrecognised is
- * treated as a query (rows, no updateType); the engine decides whether the SQL is valid. */
-static void classify(const char *sql, stmt_info *info) {
-    memset(info, 0, sizeof *info);
-    const char *p = sql;
-    char w[64], w2[64];
-    if (!keyword(&p, w, sizeof w)) return;
-    if (!strcmp(w, "USE")) {
-        info->kind = STMT_USE;
-        strcpy(info->update_type, "USE");
-    } else if (!strcmp(w, "SET") || !strcmp(w, "RESET")) {
-        bool reset = w[0] == 'R';
-        if (!keyword(&p, w2, sizeof w2)) return;
-        if (strcmp(w2, "SESSION") != 0) {
-            set_update(info, w, w2);
-            return;
-        }
-        if (!qualified_name(&p, info->name, sizeof info->name)) return;
-        if (reset) {
-            info->kind = STMT_RESET_SESSION;
-            strcpy(info->update_type, "RESET SESSION");
-            return;
-        }
-        skip_space(&p);
-        if (*p != '=') return;
-        p++;
-        skip_space(&p);
-        info->kind = STMT_SET_SESSION;
-        strcpy(info->update_type, "SET SESSION");
-        info->rest = p;
-    } else if (!strcmp(w, "PREPARE")) {
-        if (!qualified_name(&p, info->name, sizeof info->name)) return;
-        info->kind = STMT_PREPARE;
-        strcpy(info->update_type, "PREPARE");
-    } else if (!strcmp(w, "DEALLOCATE")) {
-        const char *q = p;
-        if (keyword(&q, w2, sizeof w2) && !strcmp(w2, "PREPARE")) p = q;
-        if (!qualified_name(&p, info->name, sizeof info->name)) return;
-        info->kind = STMT_DEALLOCATE;
-        strcpy(info->update_type, "DEALLOCATE");
-    } else if (!strcmp(w, "EXECUTE")) {
-        const char *q = p;
-        if (keyword(&q, w2, sizeof w2) && !strcmp(w2, "IMMEDIATE")) {
-            skip_space(&q);
-            if (*q != '\'') return;
-            info->kind = STMT_EXECUTE_IMMEDIATE;
-            info->rest = q;
-            return;
-        }
-        if (!qualified_name(&p, info->name, sizeof info->name)) return;
-        info->kind = STMT_EXECUTE;
-    } else if (!strcmp(w, "CREATE") || !strcmp(w, "DROP") || !strcmp(w, "ALTER")) {
-        const char *q = p;
-        if (!keyword(&q, w2, sizeof w2)) return;
-        if (!strcmp(w2, "OR")) { /* CREATE OR REPLACE x */
-            char w3[64];
-            if (!keyword(&q, w3, sizeof w3) || !keyword(&q, w2, sizeof w2)) return;
-        }
-        if (!strcmp(w2, "MATERIALIZED")) {
-            set_update(info, w, "MATERIALIZED VIEW");
-            return;
-        }
-        set_update(info, w, w2);
-    } else if (!strcmp(w, "INSERT") || !strcmp(w, "DELETE") || !strcmp(w, "UPDATE") ||
-               !strcmp(w, "MERGE") || !strcmp(w, "CALL") || !strcmp(w, "GRANT") ||
-               !strcmp(w, "REVOKE") || !strcmp(w, "COMMENT") || !strcmp(w, "ANALYZE") ||
-               !strcmp(w, "COMMIT") || !strcmp(w, "ROLLBACK")) {
-        set_update(info, w, NULL);
-    } else if (!strcmp(w, "TRUNCATE")) {
-        set_update(info, "TRUNCATE", "TABLE");
-    } else if (!strcmp(w, "START")) {
-        set_update(info, "START", "TRANSACTION");
-    }
-}
-
-/* The text of a SQL string literal at p ('...' with '' escapes) into a new string; *end is set
- * after the closing quote. NULL when unterminated or out of memory. */
-static char *string_literal(const char *p, const char **end) {
-    if (*p != '\'') return NULL;
-    strbuf sb;
-    strbuf_init(&sb);
-    for (p++;; p++) {
-        if (!*p) {
-            strbuf_reset(&sb);
-            return NULL;
-        }
-        if (*p == '\'') {
-            if (p[1] != '\'') break;
-            p++;
-        }
-        strbuf_putc(&sb, *p);
-    }
-    if (end) *end = p + 1;
-    if (sb.failed) {
-        strbuf_reset(&sb);
-        return NULL;
-    }
-    char *s = strbuf_move(&sb);
-    return s ? s : strdup("");
-}
-
-/* The value of SET SESSION name = <value> as Trino reports it: a string literal's text, else
- * the expression text as written (trailing ';' and blanks removed). */
-static char *session_value_text(const char *rest) {
-    const char *end = NULL;
-    char *lit = string_literal(rest, &end);
-    if (lit) {
-        skip_space(&end);
-        if (*end == ';') end++;
-        skip_space(&end);
-        if (!*end) return lit;
-        free(lit);
-    }
-    size_t len = strlen(rest);
-    while (len && (rest[len - 1] == ';' || rest[len - 1] == ' ' || rest[len - 1] == '\t' ||
-                   rest[len - 1] == '\n' || rest[len - 1] == '\r'))
-        len--;
-    return strndup(rest, len);
-}
 
 /* --- queries -------------------------------------------------------------------------------- */
 
@@ -720,63 +483,31 @@ static void push_page(trino_query *q, page *pg) {
     pthread_mutex_unlock(&q->lock);
 }
 
-static bool valid_property_name(const char *s) {
-    if (!*s) return false;
-    for (; *s; s++)
-        if (!ident_char(*s) && *s != '.') return false;
-    return true;
-}
-
-/* A SQL literal for a session property value sent as text: integers and booleans as they are,
- * everything else as a string literal. */
-static void value_literal(const char *v, strbuf *out) {
-    const char *p = v;
-    if (*p == '-') p++;
-    bool digits = *p != 0;
-    for (const char *d = p; *d; d++)
-        if (*d < '0' || *d > '9') digits = false;
-    if ((digits && strlen(v) < 19) || !strcasecmp(v, "true") || !strcasecmp(v, "false")) {
-        strbuf_puts(out, v);
-        return;
-    }
-    strbuf_putc(out, '\'');
-    for (; *v; v++) {
-        if (*v == '\'') strbuf_putc(out, '\'');
-        strbuf_putc(out, *v);
-    }
-    strbuf_putc(out, '\'');
-}
-
-/* Restores the client's session on a fresh connection. */
+/* Restores the client's session on a fresh connection: the principal, then the state its
+ * headers carry (catalog, schema, time zone, properties, prepared statements) through the
+ * connection setters (server/core/session.c). */
 static int restore_session(sqe_conn *conn, const trino_request *req, sqe_error *err) {
     if (req->header_error) return err_set(err, SQE_ERR_GENERIC_USER_ERROR, "%s", req->header_error);
     if (req->principal) sqe_conn_set_principal(conn, req->principal);
     else SQE_TRY(sqe_conn_set_user(conn, req->user, err));
-    if (req->catalog || req->schema)
-        SQE_TRY(sqe_conn_set_catalog_schema(conn, req->catalog, req->schema, err));
-    if (req->time_zone) SQE_TRY(sqe_conn_set_time_zone(conn, req->time_zone, err));
-    for (uint32_t i = 0; i < req->n_session; i++) {
+    srv_session_state st;
+    memset(&st, 0, sizeof st);
+    int rc = srv_session_set_catalog_schema(&st, req->catalog, req->schema, err);
+    if (!rc) rc = srv_session_set_time_zone(&st, req->time_zone, err);
+    for (uint32_t i = 0; !rc && i < req->n_session; i++) {
         const trino_kv *kv = &req->session[i];
-        if (!valid_property_name(kv->name))
-            return err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
-                           "Invalid session property name in X-Trino-Session: '%s'", kv->name);
-        strbuf sb;
-        strbuf_init(&sb);
-        strbuf_printf(&sb, "SET SESSION %s = ", kv->name);
-        value_literal(kv->value, &sb);
-        if (sb.failed) {
-            strbuf_reset(&sb);
-            return err_nomem(err, "session");
-        }
-        sqe_result *res = NULL;
-        int rc = sqe_query(conn, strbuf_cstr(&sb), &res, err);
-        strbuf_reset(&sb);
-        sqe_result_destroy(res);
-        if (rc) return rc;
+        if (!srv_session_property_name_ok(kv->name))
+            rc = err_set(err, SQE_ERR_INVALID_SESSION_PROPERTY,
+                         "Invalid session property name in X-Trino-Session: '%s'", kv->name);
+        else
+            rc = srv_session_put(&st, SRV_SESSION_PROPERTIES, kv->name, kv->value, err);
     }
-    for (uint32_t i = 0; i < req->n_prepared; i++)
-        SQE_TRY(sqe_conn_prepared_put(conn, req->prepared[i].name, req->prepared[i].value, err));
-    return SQE_OK;
+    for (uint32_t i = 0; !rc && i < req->n_prepared; i++)
+        rc = srv_session_put(&st, SRV_SESSION_PREPARED, req->prepared[i].name,
+                             req->prepared[i].value, err);
+    if (!rc) rc = srv_session_apply(&st, conn, err);
+    srv_session_state_clear(&st);
+    return rc;
 }
 
 /* A header value must not carry control characters (no header injection from odd names). */
@@ -804,73 +535,45 @@ static int add_header(trino_query *q, const char *name, char *value) {
     return SQE_OK;
 }
 
-/* The response headers for what the statement changed in the session. Query lock held. */
-static int session_headers(trino_query *q, sqe_conn *conn, const stmt_info *info) {
-    strbuf sb;
-    strbuf_init(&sb);
+/* The response headers for what the statement changed in the session, as the engine reports
+ * it (sqe_effects.h). Query lock held. */
+static int session_headers(trino_query *q, const sqe_result *res) {
     int rc = SQE_OK;
-    switch (info->kind) {
-    case STMT_USE:
-        rc = add_header(q, "X-Trino-Set-Catalog", strdup(sqe_conn_catalog(conn)));
-        if (!rc) rc = add_header(q, "X-Trino-Set-Schema", strdup(sqe_conn_schema(conn)));
-        break;
-    case STMT_SET_SESSION: {
-        char *v = session_value_text(info->rest);
-        if (!v) return SQE_ERR_OUT_OF_MEMORY;
-        strbuf_printf(&sb, "%s=", info->name);
-        trino_url_encode(v, &sb);
-        free(v);
-        rc = add_header(q, "X-Trino-Set-Session", sb.failed ? NULL : strbuf_move(&sb));
-        break;
-    }
-    case STMT_RESET_SESSION:
-        rc = add_header(q, "X-Trino-Clear-Session", strdup(info->name));
-        break;
-    case STMT_PREPARE: {
-        const char *text = sqe_conn_prepared_text(conn, info->name);
-        if (!text) break;
-        trino_url_encode(info->name, &sb);
-        strbuf_putc(&sb, '=');
-        trino_url_encode(text, &sb);
-        rc = add_header(q, "X-Trino-Added-Prepare", sb.failed ? NULL : strbuf_move(&sb));
-        break;
-    }
-    case STMT_DEALLOCATE:
-        trino_url_encode(info->name, &sb);
-        rc = add_header(q, "X-Trino-Deallocated-Prepare", sb.failed ? NULL : strbuf_move(&sb));
-        break;
-    default:
-        break;
-    }
-    strbuf_reset(&sb);
-    return rc;
-}
-
-/* EXECUTE IMMEDIATE 'sql' [USING ...]: registers 'sql' as a prepared statement of this query's
- * session and returns the EXECUTE statement to run instead (malloc'd), or NULL with *err set. */
-static char *rewrite_immediate(sqe_conn *conn, const stmt_info *info, stmt_info *inner,
-                               sqe_error *err) {
-    const char *end;
-    char *text = string_literal(info->rest, &end);
-    if (!text) {
-        err_set(err, SQE_ERR_SYNTAX_ERROR, "EXECUTE IMMEDIATE needs a string literal");
-        return NULL;
-    }
-    classify(text, inner);
-    if (sqe_conn_prepared_put(conn, IMMEDIATE_NAME, text, err) != SQE_OK) {
-        free(text);
-        return NULL;
-    }
-    free(text);
-    strbuf sb;
-    strbuf_init(&sb);
-    strbuf_printf(&sb, "EXECUTE " IMMEDIATE_NAME " %s", end);
-    if (sb.failed) {
+    int n = sqe_result_session_change_count(res);
+    for (int i = 0; !rc && i < n; i++) {
+        const sqe_session_change *c = sqe_result_session_change(res, i);
+        strbuf sb;
+        strbuf_init(&sb);
+        switch (c->kind) {
+        case SQE_CHANGE_CATALOG_SCHEMA:
+            rc = add_header(q, "X-Trino-Set-Catalog", strdup(c->name));
+            if (!rc) rc = add_header(q, "X-Trino-Set-Schema", strdup(c->value ? c->value : ""));
+            break;
+        case SQE_CHANGE_PROPERTY_SET:
+            strbuf_printf(&sb, "%s=", c->name);
+            trino_url_encode(c->value ? c->value : "", &sb);
+            rc = add_header(q, "X-Trino-Set-Session", sb.failed ? NULL : strbuf_move(&sb));
+            break;
+        case SQE_CHANGE_PROPERTY_RESET:
+            rc = add_header(q, "X-Trino-Clear-Session", strdup(c->name));
+            break;
+        case SQE_CHANGE_PREPARED_ADDED:
+            trino_url_encode(c->name, &sb);
+            strbuf_putc(&sb, '=');
+            trino_url_encode(c->value ? c->value : "", &sb);
+            rc = add_header(q, "X-Trino-Added-Prepare", sb.failed ? NULL : strbuf_move(&sb));
+            break;
+        case SQE_CHANGE_PREPARED_REMOVED:
+            trino_url_encode(c->name, &sb);
+            rc = add_header(q, "X-Trino-Deallocated-Prepare", sb.failed ? NULL : strbuf_move(&sb));
+            break;
+        case SQE_CHANGE_TIME_ZONE:
+            rc = add_header(q, "X-Trino-Set-Time-Zone", strdup(c->value ? c->value : ""));
+            break;
+        }
         strbuf_reset(&sb);
-        err_nomem(err, "statement");
-        return NULL;
     }
-    return strbuf_move(&sb);
+    return rc;
 }
 
 static page *page_new(void) {
@@ -893,29 +596,11 @@ static void run_query(trino_query *q) {
     memset(&err, 0, sizeof err);
     sqe_conn *conn = NULL;
     sqe_result *res = NULL;
-    char *rewritten = NULL;
-    stmt_info info;
-    classify(q->req.sql, &info);
     int rc = sqe_connect(reg->db, &conn, &err);
     if (!rc) sqe_conn_set_cancel_flag(conn, &q->cancel_flag);
     if (!rc && (rc = restore_session(conn, &q->req, &err)) != SQE_OK)
-        err.line = err.column = 0; /* a position in SQL we generated means nothing to the client */
-    const char *sql = q->req.sql;
-    if (!rc && info.kind == STMT_EXECUTE_IMMEDIATE) {
-        stmt_info inner;
-        rewritten = rewrite_immediate(conn, &info, &inner, &err);
-        if (!rewritten) rc = err.code ? err.code : SQE_ERR_GENERIC_INTERNAL_ERROR;
-        sql = rewritten;
-        info = inner;
-        info.name[0] = 0;
-        if (info.kind != STMT_QUERY) info.kind = STMT_UPDATE; /* effects stay in this query */
-    } else if (!rc && info.kind == STMT_EXECUTE) {
-        const char *text = sqe_conn_prepared_text(conn, info.name);
-        stmt_info inner;
-        classify(text ? text : "", &inner);
-        strcpy(info.update_type, inner.update_type);
-    }
-    if (!rc) rc = sqe_query(conn, sql, &res, &err);
+        err.line = err.column = 0; /* a header's value has no position in the statement */
+    if (!rc) rc = sqe_query(conn, q->req.sql, &res, &err);
     if (rc) {
         fail(q, &err);
         goto out_release;
@@ -931,8 +616,8 @@ static void run_query(trino_query *q) {
     else
         trino_json_columns(res, &cols);
     pthread_mutex_lock(&q->lock);
-    int hrc = session_headers(q, conn, &info);
-    snprintf(q->update_type, sizeof q->update_type, "%s", info.update_type);
+    int hrc = session_headers(q, res);
+    snprintf(q->update_type, sizeof q->update_type, "%s", sqe_result_update_type(res));
     q->columns_json = cols.failed ? NULL : strbuf_move(&cols);
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
@@ -1002,7 +687,6 @@ static void run_query(trino_query *q) {
 out_release:
     sqe_result_destroy(res);
     sqe_disconnect(conn);
-    free(rewritten);
     pthread_mutex_lock(&q->lock);
     q->worker_done = true;
     q->finished_ms = now_ms();
