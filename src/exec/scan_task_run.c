@@ -65,8 +65,8 @@ static void grouper_destroy(grouper *gr) {
     free(gr->slots);
     free(gr->state_off);
     free(gr->key_types);
-    strbuf_clear(&gr->kbuf);
-    strbuf_clear(&gr->fbuf);
+    strbuf_reset(&gr->kbuf);
+    strbuf_reset(&gr->fbuf);
 }
 
 static int grouper_init(grouper *gr, const scan_task *t, const scan_task_run_options *o,
@@ -210,8 +210,8 @@ static int find_group(grouper *gr, group **out) {
 
 /* The group of row `row` of key vectors keys[0..n_keys). */
 static int row_group(grouper *gr, const vec *const *keys, uint32_t row, group **out) {
-    strbuf_reset(&gr->kbuf);
-    strbuf_reset(&gr->fbuf);
+    strbuf_clear(&gr->kbuf);
+    strbuf_clear(&gr->fbuf);
     for (uint32_t k = 0; k < gr->t->n_keys; k++) key_append(&gr->kbuf, &gr->fbuf, keys[k], row);
     return find_group(gr, out);
 }

@@ -231,7 +231,7 @@ int scan_task_encode(const scan_task *t, uint8_t **out, size_t *len, sqe_error *
     if (!rc && w.failed) rc = err_nomem(err, "scan task");
     if (rc) {
         if (w.data) memset(w.data, 0, w.len); /* it may hold credentials */
-        strbuf_clear(&w);
+        strbuf_reset(&w);
         return rc;
     }
     *len = w.len;
