@@ -3,7 +3,7 @@
  * its one-line description (see scan_task.h for the format).
  *
  * INTERFACE: scan_task_init, scan_task_validate, scan_task_encode, scan_task_decode,
- *   scan_task_resolve_aggs, scan_task_describe.
+ *   scan_task_resolve_aggs, scan_task_wipe_credentials, scan_task_describe.
  * NOTES
  *   Each section is written with a placeholder length patched afterwards; the decoder reads a
  *   section into its own bounded reader, so a wrong length inside one section can never read
@@ -315,7 +315,11 @@ static void read_residual(scan_r *r, scan_task *t) {
         if (scan_r_ok(r) && scan_r_left(r)) scan_r_fail(r, "bytes after an absent residual");
         return;
     }
-    sqe_type types[t->n_columns ? t->n_columns : 1];
+    sqe_type *types = ARENA_ARRAY(r->a, sqe_type, t->n_columns + 1);
+    if (!types) {
+        NOMEM(r);
+        return;
+    }
     for (uint32_t i = 0; i < t->n_columns; i++) types[i] = t->columns[i].type;
     bexpr *e = NULL;
     int rc = scan_expr_decode(r->a, r->p + r->pos, scan_r_left(r), r->base + r->pos, types,
@@ -458,6 +462,18 @@ int scan_task_decode(arena *a, const uint8_t *p, size_t len, scan_task *t, sqe_e
     SQE_TRY(scan_task_validate(t, err));
     if (t->aggregate) SQE_TRY(scan_task_resolve_aggs(a, t, err));
     return SQE_OK;
+}
+
+static void wipe(const char *s) {
+    if (s) memset((char *)s, 0, strlen(s));
+}
+
+void scan_task_wipe_credentials(scan_task *t) {
+    scan_task_credentials *c = &t->credentials;
+    wipe(c->secret_access_key);
+    wipe(c->session_token);
+    wipe(c->principal_token);
+    memset(c, 0, sizeof *c);
 }
 
 /* ---- description ---- */

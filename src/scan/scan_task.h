@@ -170,6 +170,12 @@ int scan_task_decode(arena *a, const uint8_t *p, size_t len, scan_task *t, sqe_e
  * registry, TYPE_MISMATCH when the result type differs from agg->ret. */
 int scan_task_resolve_aggs(arena *a, scan_task *t, sqe_error *err);
 
+/* Overwrites the secret credential strings of a decoded task (they live in its arena, which
+ * must be writable memory: scan_task_decode's) with zeroes and clears t->credentials. Call it
+ * when the task's files are open or the task is done. An encoded buffer holds the credentials
+ * too: its owner wipes it (memset) before freeing it. */
+void scan_task_wipe_credentials(scan_task *t);
+
 /* One line for logs and EXPLAIN: path, range, columns, deletes, residual, aggregation, limit,
  * and "credentials: present" (never their values). */
 void scan_task_describe(const scan_task *t, strbuf *out);

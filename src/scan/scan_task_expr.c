@@ -311,6 +311,11 @@ static bexpr *decode_node(dctx *d, uint32_t depth) {
         if (!(e->u.constant = decode_const(d, t))) return NULL;
         break;
     case BEXPR_CALL:
+        if (n > 1024) {
+            r->pos = at;
+            scan_r_fail(r, "a call with %u arguments", n);
+            return NULL;
+        }
         if (!(fname = scan_r_str(r, false, NULL, "function name"))) return NULL;
         break;
     case BEXPR_CAST: e->u.cast.try_cast = scan_r_bool(r, "TRY_CAST flag"); break;

@@ -285,6 +285,18 @@ static char *run_in_child(const uint8_t *enc, size_t len) {
     return s ? s : strdup("");
 }
 
+/* With SCAN_TASK_SEED_DIR set, writes an encoded task there as a fuzz seed. */
+static void write_seed(const char *label, const uint8_t *enc, size_t len) {
+    const char *seeds = getenv("SCAN_TASK_SEED_DIR");
+    if (!seeds) return;
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s.bin", seeds, label);
+    FILE *fp = fopen(p, "wb");
+    if (!fp) return;
+    fwrite(enc, 1, len, fp);
+    fclose(fp);
+}
+
 /* Encodes t, checks decode(encode(t)) re-encodes to the same bytes, runs it here and in a
  * fresh process, and compares both with expected. */
 static void check_task(const scan_task *t, const char *label, char *expected) {
@@ -303,16 +315,7 @@ static void check_task(const scan_task *t, const char *label, char *expected) {
     assert_int_equal(len, len2);
     assert_memory_equal(enc, enc2, len);
     free(enc2);
-    const char *seeds = getenv("SCAN_TASK_SEED_DIR");
-    if (seeds) {
-        char p[600];
-        snprintf(p, sizeof p, "%s/%s.bin", seeds, label);
-        FILE *fp = fopen(p, "wb");
-        if (fp) {
-            fwrite(enc, 1, len, fp);
-            fclose(fp);
-        }
-    }
+    write_seed(label, enc, len);
     char *here = run_task_text(t, &err);
     if (!here) fail_msg("%s: run: %s", label, err.message);
     char *decoded_here = run_task_text(&d, &err);
@@ -782,6 +785,7 @@ static void test_credentials_and_describe(void **state) {
     size_t len;
     sqe_error err;
     assert_int_equal(scan_task_encode(&t, &enc, &len, &err), SQE_OK);
+    write_seed("credentials", enc, len);
     arena a;
     arena_init(&a, NULL);
     scan_task d;
@@ -804,6 +808,11 @@ static void test_credentials_and_describe(void **state) {
     assert_string_equal(s, e);
     free(s);
     free(e);
+    const char *secret = d.credentials.secret_access_key;
+    scan_task_wipe_credentials(&d);
+    assert_false(d.credentials.present);
+    assert_int_equal(secret[0], 0);
+    memset(enc, 0, len);
     free(enc);
     arena_destroy(&a);
 }
