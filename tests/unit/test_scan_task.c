@@ -34,10 +34,13 @@
 #include "format/parquet/pq_writer.h"
 #include "func/func.h"
 #include "iceberg/delete_write.h"
+#include "iceberg/metadata.h"
 #include "iceberg/roaring.h"
+#include "iceberg/scan_plan.h"
 #include "plan/plan.h"
 #include "scan/scan_task.h"
 #include "scan/scan_task_plan.h"
+#include "sqe/sqe.h"
 #include "vec/vec_format.h"
 
 #define N_ROWS 5000
@@ -980,6 +983,220 @@ static void test_plan_tasks(void **state) {
     assert_int_equal(tasks[0].range_kind, SCAN_RANGE_WHOLE);
 }
 
+
+/* ---- end to end: Iceberg tables the engine wrote ---------------------------------------- */
+
+static char *sql_rows(sqe_conn *c, const char *sql) {
+    sqe_result *res;
+    sqe_error err;
+    if (sqe_query(c, sql, &res, &err)) fail_msg("%s: %s", sql, err.message);
+    rows r = {0};
+    const sqe_chunk *ch;
+    strbuf sb;
+    strbuf_init(&sb);
+    int nc = sqe_result_column_count(res);
+    while (sqe_result_next(res, &ch, &err) == SQE_OK && ch) {
+        for (int i = 0; i < sqe_chunk_row_count(ch); i++) {
+            strbuf_clear(&sb);
+            for (int k = 0; k < nc; k++) {
+                char cell[256];
+                sqe_chunk_format(ch, k, i, cell, sizeof cell);
+                if (k) strbuf_putc(&sb, '|');
+                strbuf_puts(&sb, cell);
+            }
+            rows_add(&r, sb.data ? sb.data : "");
+        }
+    }
+    strbuf_reset(&sb);
+    sqe_result_destroy(res);
+    return rows_text(&r);
+}
+
+static void sql_exec(sqe_conn *c, const char *sql) {
+    sqe_result *res;
+    sqe_error err;
+    if (sqe_query(c, sql, &res, &err)) fail_msg("%s: %s", sql, err.message);
+    sqe_result_destroy(res);
+}
+
+/* The table's current metadata, parsed into a (the newest metadata file of its directory). */
+static ice_metadata *load_metadata(arena *a, const char *wh, const char *table) {
+    char cmd[1200], path[1024];
+    snprintf(cmd, sizeof cmd, "ls -1 %s/*/%s*/metadata/*.metadata.json | sort | tail -n 1", wh, table);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(path, sizeof path, p));
+    pclose(p);
+    path[strcspn(path, "\n")] = 0;
+    uint8_t *buf;
+    size_t len;
+    sqe_error err;
+    assert_int_equal(ice_read_file(a, path, NULL, &buf, &len, &err), SQE_OK);
+    ice_metadata *m;
+    if (ice_metadata_parse(a, (const char *)buf, len, &m, &err)) fail_msg("%s: %s", path, err.message);
+    return m;
+}
+
+/* Plans table's current snapshot into tasks (residual val > 100.0 when filtered, else all
+ * rows; an aggregation by grp when aggregate), runs each task here and, encoded, in a fresh
+ * process, and returns the rows of both (finalized for aggregates). */
+static void table_tasks(const char *wh, const char *table, bool filtered, bool aggregate,
+                        char **here, char **there, uint32_t *n_tasks, uint32_t *n_deletes) {
+    arena a;
+    arena_init(&a, NULL);
+    ice_metadata *m = load_metadata(&a, wh, table);
+    const ice_snapshot *snap = ice_metadata_current_snapshot(m);
+    const ice_schema *schema = ice_metadata_current_schema(m);
+    assert_non_null(snap);
+    ice_scan_files files;
+    sqe_error err;
+    assert_int_equal(ice_scan_plan(&a, m, snap, schema, NULL, 0, &files, &err), SQE_OK);
+    uint32_t nf = schema->type.n_fields;
+    scan_task_column *cols = ARENA_ARRAY(&a, scan_task_column, nf);
+    uint32_t *out = ARENA_ARRAY(&a, uint32_t, nf);
+    uint32_t c_val = UINT32_MAX, c_grp = UINT32_MAX, c_id = UINT32_MAX;
+    for (uint32_t i = 0; i < nf; i++) {
+        const ice_field *f = &schema->type.fields[i];
+        cols[i].kind = SCAN_COL_FIELD;
+        cols[i].field_id = f->id;
+        cols[i].name = f->name;
+        assert_int_equal(ice_schema_to_sqe_type(&f->type, &cols[i].type, NULL), SQE_OK);
+        out[i] = i;
+        if (!strcmp(f->name, "val")) c_val = i;
+        if (!strcmp(f->name, "grp")) c_grp = i;
+        if (!strcmp(f->name, "id")) c_id = i;
+    }
+    assert_true(c_val != UINT32_MAX && c_grp != UINT32_MAX && c_id != UINT32_MAX);
+    scan_task proto;
+    scan_task_init(&proto);
+    proto.n_columns = nf;
+    proto.columns = cols;
+    proto.n_output = nf;
+    proto.output = out;
+    if (filtered)
+        proto.residual = call("$gt", 2, bexpr_column(&P, scan_task_col_id(c_val), cols[c_val].type),
+                              bexpr_const_double(&P, 100.0));
+    uint32_t keys[1] = {c_grp}, a_id[1] = {c_id};
+    scan_task_agg aggs[2];
+    if (aggregate) {
+        sqe_type it = cols[c_id].type;
+        func_resolved res;
+        assert_int_equal(func_resolve_agg(&a, "sum", &it, 1, &res, &err), SQE_OK);
+        aggs[0] = (scan_task_agg){.name = "count", .ret = type_make(TYPE_BIGINT)};
+        aggs[1] = (scan_task_agg){.name = "sum", .n_args = 1, .args = a_id, .arg_types = &cols[c_id].type, .ret = res.ret};
+        proto.aggregate = true;
+        proto.n_keys = 1;
+        proto.keys = keys;
+        proto.n_aggs = 2;
+        proto.aggs = aggs;
+        assert_int_equal(scan_task_resolve_aggs(&a, &proto, &err), SQE_OK);
+    }
+    scan_task *tasks;
+    assert_int_equal(scan_task_plan(&a, &files, &proto, 1, &tasks, n_tasks, &err), SQE_OK);
+    *n_deletes = 0;
+    rows local = {0}, remote = {0};
+    scan_task_final *fin = NULL;
+    if (aggregate) assert_int_equal(scan_task_final_create(&proto, NULL, &fin, &err), SQE_OK);
+    for (uint32_t i = 0; i < *n_tasks; i++) {
+        *n_deletes += tasks[i].n_deletes;
+        if (aggregate) {
+            assert_int_equal(scan_task_run(&tasks[i], NULL, to_final, fin, &err), SQE_OK);
+        } else if (scan_task_run(&tasks[i], NULL, collect, &local, &err)) {
+            fail_msg("task %u: %s", i, err.message);
+        }
+        if (aggregate) continue;
+        uint8_t *enc;
+        size_t len;
+        assert_int_equal(scan_task_encode(&tasks[i], &enc, &len, &err), SQE_OK);
+        char *t = run_in_child(enc, len), *save = NULL;
+        for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            rows_add(&remote, line);
+        free(t);
+        free(enc);
+    }
+    if (aggregate) {
+        assert_int_equal(scan_task_final_finish(fin, collect, &local, &err), SQE_OK);
+        scan_task_final_destroy(fin);
+        /* the same partial states, produced by fresh processes, merged here */
+        scan_task_final *fin2;
+        assert_int_equal(scan_task_final_create(&proto, NULL, &fin2, &err), SQE_OK);
+        for (uint32_t i = 0; i < *n_tasks; i++) {
+            uint8_t *enc;
+            size_t len;
+            assert_int_equal(scan_task_encode(&tasks[i], &enc, &len, &err), SQE_OK);
+            arena b;
+            arena_init(&b, NULL);
+            scan_task d;
+            assert_int_equal(scan_task_decode(&b, enc, len, &d, &err), SQE_OK);
+            assert_int_equal(scan_task_run(&d, NULL, to_final, fin2, &err), SQE_OK);
+            arena_destroy(&b);
+            free(enc);
+        }
+        assert_int_equal(scan_task_final_finish(fin2, collect, &remote, &err), SQE_OK);
+        scan_task_final_destroy(fin2);
+    }
+    *here = rows_text(&local);
+    *there = rows_text(&remote);
+    arena_destroy(&a);
+}
+
+static void test_iceberg_tables(void **state) {
+    (void)state;
+    char wh[600];
+    snprintf(wh, sizeof wh, "%s/wh", tmpdir);
+    sqe_db_options o = {.threads = 2, .warehouse = wh};
+    sqe_db *db;
+    sqe_conn *c;
+    sqe_error err;
+    assert_int_equal(sqe_db_open(&o, &db, &err), SQE_OK);
+    assert_int_equal(sqe_connect(db, &c, &err), SQE_OK);
+    static const char *const setup_sql[] = {
+        "CREATE TABLE pos2 (id integer, grp varchar, val double) WITH (partitioning = "
+        "ARRAY['grp'], format_version = 2, extra_properties = "
+        "MAP(ARRAY['write.delete.mode'], ARRAY['merge-on-read']))",
+        "CREATE TABLE dv3 (id integer, grp varchar, val double) WITH (format_version = 3, "
+        "extra_properties = MAP(ARRAY['write.delete.mode'], ARRAY['merge-on-read']))",
+    };
+    static const char *const tables[] = {"pos2", "dv3"};
+    for (int k = 0; k < 2; k++) {
+        sql_exec(c, setup_sql[k]);
+        char q[512];
+        for (int batch = 0; batch < 2; batch++) {
+            snprintf(q, sizeof q,
+                     "INSERT INTO %s SELECT CAST(x AS integer), 'g' || CAST(x %% 3 AS varchar), CASE WHEN x %% 10 = 0 "
+                     "THEN NULL ELSE x * 0.5 END FROM UNNEST(sequence(%d, %d)) AS u(x)",
+                     tables[k], batch * 2000 + 1, batch * 2000 + 2000);
+            sql_exec(c, q);
+        }
+        snprintf(q, sizeof q, "DELETE FROM %s WHERE id %% 7 = 0 OR id BETWEEN 1500 AND 1600", tables[k]);
+        sql_exec(c, q);
+        for (int mode = 0; mode < 3; mode++) {
+            bool filtered = mode == 1, aggregate = mode == 2;
+            if (aggregate)
+                snprintf(q, sizeof q, "SELECT grp, count(*), sum(id) FROM %s GROUP BY grp", tables[k]);
+            else
+                snprintf(q, sizeof q, "SELECT id, grp, val FROM %s%s", tables[k],
+                         filtered ? " WHERE val > 100.0" : "");
+            char *want = sql_rows(c, q), *here, *there;
+            uint32_t nt, nd;
+            table_tasks(wh, tables[k], filtered, aggregate, &here, &there, &nt, &nd);
+            assert_true(nt >= 2);
+            assert_true(nd >= 1);
+            if (strcmp(here, want) != 0) {
+                fprintf(stderr, "%s mode %d: tasks differ from SQL\n--- tasks\n%.1500s\n--- SQL\n%.1500s\n",
+                        tables[k], mode, here, want);
+                fail();
+            }
+            assert_string_equal(there, want);
+            free(want);
+            free(here);
+            free(there);
+        }
+    }
+    sqe_disconnect(c);
+    sqe_db_close(db);
+}
+
 /* Inputs the fuzzer found: each must be refused or decode to a valid task, never crash. */
 static void test_fuzz_regressions(void **state) {
     (void)state;
@@ -1062,6 +1279,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_hostile_encodings),
         cmocka_unit_test(test_encode_refuses),
         cmocka_unit_test(test_plan_tasks),
+        cmocka_unit_test(test_iceberg_tables),
         cmocka_unit_test(test_fuzz_regressions),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
