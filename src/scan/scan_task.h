@@ -5,7 +5,7 @@
  * predicate, a limit, an optional partial aggregation and the credentials to read the files.
  * The coordinator builds tasks (scan_task_plan.h), encodes them (scan_task_encode); a worker
  * decodes one (scan_task_decode) and runs it with no binder and no catalog
- * (exec/scan_task_run.h).
+ * (exec/scan_task_run.h; the rows themselves come from scan_task_read.h).
  *
  * Encoding (version SCAN_TASK_VERSION), all integers little-endian:
  *   "SQET" u16 version u16 flags(0) u32 body_length, then body_length bytes of sections, each

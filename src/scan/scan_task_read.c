@@ -187,7 +187,7 @@ static int open_deletes(scan_task_reader *r, sqe_error *err) {
 static int open_file(scan_task_reader *r, sqe_error *err) {
     const scan_task *t = r->t;
     const scan_task_credentials *c = &t->credentials;
-    if (c->present) {
+    if (c->present && c->access_key_id && *c->access_key_id) { /* object-store keys */
         io_identity_config cfg = {c->access_key_id, c->secret_access_key, c->session_token,
                                   c->endpoint, c->region, c->path_style};
         SQE_TRY(io_identity_create(&cfg, &r->id, err));

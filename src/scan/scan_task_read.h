@@ -12,8 +12,9 @@
  *   while (scan_task_reader_next(r, &c, err) == SQE_OK && c.count) ...
  *   scan_task_reader_close(r);
  *
- * Credentials: with task->credentials.present the files are read as an io_identity made from
- * them; without, as no identity (io.h: the environment's, which `sqe serve` and workers forbid
+ * Credentials: with task->credentials.present and an access key id the files are read as an
+ * io_identity made from them (the principal token alone does not change how files are read);
+ * without, as no identity (io.h: the environment's, which `sqe serve` and workers forbid
  * with io_forbid_ambient_credentials). They are never printed.
  */
 #ifndef SQE_SCAN_SCAN_TASK_READ_H

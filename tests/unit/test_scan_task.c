@@ -13,7 +13,7 @@
  * counts and versions) are refused with an error and never crash, credentials never show in
  * the description, and the planner (scan_task_plan.h) splits files on row-group boundaries.
  * With SCAN_TASK_SEED_DIR set, the encoded tasks are written there (the fuzz seed corpus).
- * The fuzz regressions (files under tests/fuzz/regressions/scan_task) are decoded here too.
+ * The fuzz regressions (files under tests/fuzz/scan_task_regressions) are decoded here too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1200,13 +1200,13 @@ static void test_iceberg_tables(void **state) {
 /* Inputs the fuzzer found: each must be refused or decode to a valid task, never crash. */
 static void test_fuzz_regressions(void **state) {
     (void)state;
-    /* tests/unit/test_scan_task.c -> tests/fuzz/regressions/scan_task */
+    /* tests/unit/test_scan_task.c -> tests/fuzz/scan_task_regressions */
     char dir[1024];
     const char *file = __FILE__, *cut = strstr(file, "tests/unit/test_scan_task.c");
-    snprintf(dir, sizeof dir, "%.*stests/fuzz/regressions/scan_task", cut ? (int)(cut - file) : 0, file);
+    snprintf(dir, sizeof dir, "%.*stests/fuzz/scan_task_regressions", cut ? (int)(cut - file) : 0, file);
     DIR *d = opendir(dir);
     /* __FILE__ may be relative to the build directory: then try from the repository root */
-    if (!d) d = opendir(strcpy(dir, "tests/fuzz/regressions/scan_task"));
+    if (!d) d = opendir(strcpy(dir, "tests/fuzz/scan_task_regressions"));
     assert_non_null(d);
     uint32_t n_inputs = 0;
     struct dirent *de;
