@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-diff fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino clean bench bench-iceberg bench-s3 bench-serve load
+.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-diff fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino fuzz-scan-task clean bench bench-iceberg bench-s3 bench-serve load
 
 all: release
 
@@ -81,6 +81,17 @@ fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino: setup
 	@./build-fuzz/$(FUZZ_BIN_$@) -max_total_time=$${FUZZ_SECONDS:-600} \
 	    -max_len=65536 -timeout=10 -rss_limit_mb=2048 .cache/$@-corpus \
 	    tests/fuzz/$(subst fuzz-,,$@)_seeds
+
+# libFuzzer on the scan task decoder (src/scan/scan_task.c): make fuzz-scan-task [FUZZ_SECONDS=600].
+# Seeds: tests/fuzz/scan_task_seeds (regenerate: SCAN_TASK_SEED_DIR=tests/fuzz/scan_task_seeds
+# build-asan/unit_scan_task); crashes become inputs under tests/fuzz/scan_task_regressions.
+fuzz-scan-task: setup
+	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
+	@$(NINJA) -C build-fuzz fuzz_scan_task
+	@mkdir -p .cache/fuzz-scan-task-corpus
+	@./build-fuzz/fuzz_scan_task -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 .cache/fuzz-scan-task-corpus tests/fuzz/scan_task_seeds \
+	    tests/fuzz/scan_task_regressions
 
 # Benchmark (issue 4): TPC-H on Parquet, SQE side by side with DuckDB and DataFusion, answers
 # checked; writes bench/results/<date>-tpch-sf<SF>.{json,md,png}. See bench/README.md.

@@ -15,6 +15,7 @@ layers that must not include each other):
   iceberg
   catalog
   plan          (the logical plan and the optimizer)
+  scan          (scan sources and serializable scan tasks: above plan, below bind and exec)
   bind, exec    (bind builds plans, exec runs them; neither includes the other)
   engine
   server        (server/ itself: the hooks a front end calls)
@@ -51,7 +52,7 @@ LAYERS = {
     "server": 12, "server/core": 12.5,
     "server/trino": 13, "server/flight": 13, "server/mcp": 13, "server/web": 13,
     "dist": 13,
-    "scan": 9,
+    "scan": 9.5,
     "cli": 14,
 }
 FOUNDATION = {"sqe", "common", "types", "vec", "io", "format/csv", "format/parquet",
