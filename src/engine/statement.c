@@ -18,9 +18,8 @@
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
 #include "engine/merge_int.h"
-#include "exec/driver.h"
 #include "plan/optimize.h"
-#include "sql/sql_int.h"
+#include "sql/lexer.h"
 
 static int64_t now_micros(void) {
     struct timespec ts;

@@ -20,7 +20,7 @@
 #include <strings.h>
 
 #include "common/err.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 #include "server/flight/flight_int.h"
 #include "sqe/sqe_values.h"
 
