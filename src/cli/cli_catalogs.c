@@ -29,7 +29,7 @@
 
 #include "catalog/catalog_iceberg.h"
 #include "catalog/rest/rest_backend.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 
 /* Adds c to db (at the front when first); c is destroyed on error. */
 static int add_catalog(sqe_db *db, catalog *c, bool first, sqe_error *err) {

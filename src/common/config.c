@@ -11,8 +11,12 @@
  * - The registry (keys[] below) is the single description of every key: the struct field it
  *   fills (offset), its kind, default (in environment-variable syntax, parsed by the same code
  *   as overrides), limits, choices, an optional check, the original SQE name (alias) and the help
- *   text that docs/configuration.md repeats. Adding a key: a field in config.h, one line here,
- *   one row in docs/configuration.md.
+ *   text that docs/configuration.md repeats. Its rows live in one X-macro table per subsystem,
+ *   common/config/<section>.def (coordinator, worker, auth, catalog, storage, policy,
+ *   access_control, metrics, audit, session, query, spill), which also carry the UNSUPPORTED
+ *   rows config_check_supported refuses. Adding a key: a field in config.h, one row in its
+ *   section's .def, one row in docs/configuration.md. Checks that span keys stay here
+ *   (config_validate).
  * - Keys of section "catalog" describe a config_catalog: they apply to [catalog] (the default
  *   catalog) and to every [catalogs.NAME]. They are contiguous in the registry so their position
  *   indexes config_catalog.origin.
@@ -99,379 +103,35 @@ static int check_catalog_name(const char *v, char *why, size_t n) {
 #define TIB (1024 * GIB)
 #define I64MAX INT64_MAX
 
-/* section, name, kind, offset, default, min, max, choices, flags, alias, check, help */
-#define STR(s, n, off, d, fl, al, chk, h) {s, n, CONFIG_STR, off, d, 0, 0, NULL, fl, al, chk, h}
-#define ENUM(s, n, off, d, ch, al, h) {s, n, CONFIG_ENUM, off, d, 0, 0, ch, 0, al, NULL, h}
-#define BOOL(s, n, off, d, al, h) {s, n, CONFIG_BOOL, off, d, 0, 1, NULL, 0, al, NULL, h}
-#define INT(s, n, off, d, mn, mx, al, h) {s, n, CONFIG_INT, off, d, mn, mx, NULL, 0, al, NULL, h}
-#define PORT(s, n, off, d, al, h) {s, n, CONFIG_PORT, off, d, 0, 65535, NULL, 0, al, NULL, h}
+/* The rows of the registry live in one table per subsystem, common/config/<section>.def, listed
+ * in documentation order by common/config/tables.def. Each row is one of these macros:
+ * section, name, kind, offset, default, min, max, choices, flags, alias, check, help. */
+#define STR(s, n, off, d, fl, al, chk, h) {s, n, CONFIG_STR, off, d, 0, 0, NULL, fl, al, chk, h},
+#define ENUM(s, n, off, d, ch, al, h) {s, n, CONFIG_ENUM, off, d, 0, 0, ch, 0, al, NULL, h},
+#define BOOL(s, n, off, d, al, h) {s, n, CONFIG_BOOL, off, d, 0, 1, NULL, 0, al, NULL, h},
+#define INT(s, n, off, d, mn, mx, al, h) {s, n, CONFIG_INT, off, d, mn, mx, NULL, 0, al, NULL, h},
+#define PORT(s, n, off, d, al, h) {s, n, CONFIG_PORT, off, d, 0, 65535, NULL, 0, al, NULL, h},
 #define DUR(s, n, off, d, mn, mx, al, h)                                                           \
-    {s, n, CONFIG_DURATION, off, d, mn, mx, NULL, 0, al, NULL, h}
-#define SIZE(s, n, off, d, mn, mx, al, h) {s, n, CONFIG_SIZE, off, d, mn, mx, NULL, 0, al, NULL, h}
-#define FRAC(s, n, off, d, al, h) {s, n, CONFIG_FRACTION, off, d, 0, 1, NULL, 0, al, NULL, h}
-#define LIST(s, n, off, d, chk, h) {s, n, CONFIG_LIST, off, d, 0, 0, NULL, 0, NULL, chk, h}
+    {s, n, CONFIG_DURATION, off, d, mn, mx, NULL, 0, al, NULL, h},
+#define SIZE(s, n, off, d, mn, mx, al, h) {s, n, CONFIG_SIZE, off, d, mn, mx, NULL, 0, al, NULL, h},
+#define FRAC(s, n, off, d, al, h) {s, n, CONFIG_FRACTION, off, d, 0, 1, NULL, 0, al, NULL, h},
+#define LIST(s, n, off, d, chk, h) {s, n, CONFIG_LIST, off, d, 0, 0, NULL, 0, NULL, chk, h},
+#define UNSUPPORTED(s, n, why) /* collected into unsupported[] below */
 
 static const config_key keys[] = {
-    /* [coordinator] */
-    STR("coordinator", "bind_address", F(coordinator.bind_address), "127.0.0.1", 0, NULL,
-        check_address,
-        "Address every coordinator listener binds to; 0.0.0.0 (or ::) listens on all interfaces."),
-    PORT("coordinator", "flight_sql_port", F(coordinator.flight_sql_port), "50051", NULL,
-         "Arrow Flight SQL (gRPC) port; 0 disables Flight SQL."),
-    PORT("coordinator", "trino_http_port", F(coordinator.trino_http_port), "8080", NULL,
-         "Trino HTTP protocol port; 0 disables it."),
-    ENUM("coordinator", "mode", F(coordinator.mode), "hybrid", "local|hybrid|distributed", NULL,
-         "local: run every query in-process; hybrid: distribute large scans when workers are "
-         "healthy; distributed: always use workers."),
-    STR("coordinator", "data_dir", F(coordinator.data_dir), "~/.sqe", 0, NULL, NULL,
-        "Directory for the embedded catalog, warehouse, sessions and spill files (relative paths "
-        "are relative to the working directory; a leading ~/ is the user's home)."),
-    LIST("coordinator", "worker_urls", F(coordinator.worker_urls), "", check_url,
-         "Static seed list of worker Flight URLs; workers also register by heartbeat."),
-    STR("coordinator", "worker_secret", F(coordinator.worker_secret), "", CONFIG_SECRET, NULL, NULL,
-        "Shared secret workers must present (x-sqe-worker-secret); also signs scan tasks."),
-    BOOL("coordinator", "allow_unauthenticated_workers",
-         F(coordinator.allow_unauthenticated_workers), "false", NULL,
-         "Accept workers without a secret (development only)."),
-    INT("coordinator", "max_workers", F(coordinator.max_workers), "1024", 1, 65536, NULL,
-        "Most workers that may register."),
-    BOOL(
-        "coordinator", "production_mode", F(coordinator.production_mode), "false", NULL,
-        "Refuse unsafe settings at startup (see docs/configuration.md); also SQE_PRODUCTION_MODE."),
-    SIZE("coordinator", "memory_limit", F(coordinator.memory_limit), "8GiB", 0, I64MAX, NULL,
-         "Memory all running queries of the coordinator may use together; 0 = 80% of RAM."),
-    ENUM("coordinator", "memory_pool", F(coordinator.memory_pool), "greedy", "greedy|fair", NULL,
-         "greedy: first come first served; fair: an equal share per running query."),
-    INT("coordinator", "threads", F(coordinator.threads), "0", 0, 4096, NULL,
-        "Query execution threads; 0 = one per core."),
-    DUR("coordinator", "shutdown_drain", F(coordinator.shutdown_drain_ms), "25s", 0, DAY,
-        "shutdown_drain_secs",
-        "On SIGTERM, how long running queries may finish before they are cancelled."),
-    DUR("coordinator", "worker_connect_timeout", F(coordinator.worker_connect_timeout_ms), "5s", 1,
-        HOUR, "worker_connect_timeout_secs", "Timeout for connecting to a worker."),
-    DUR("coordinator", "worker_rpc_timeout", F(coordinator.worker_rpc_timeout_ms), "630s", 1, DAY,
-        "worker_rpc_timeout_secs",
-        "Timeout of one call to a worker (longer than worker.scan_timeout)."),
-    DUR("coordinator", "auth_handshake_timeout", F(coordinator.auth_handshake_timeout_ms), "30s", 1,
-        HOUR, "auth_handshake_timeout_secs", "Timeout of a client's authentication handshake."),
-    DUR("coordinator", "health_check_interval", F(coordinator.health_check_interval_ms), "5s", 100,
-        HOUR, "health_check_interval_secs", "How often the coordinator polls each worker."),
-    INT("coordinator", "health_check_max_failures", F(coordinator.health_check_max_failures), "3",
-        1, 1000, NULL, "Failed polls in a row before a worker is marked unhealthy."),
-    ENUM("coordinator", "flight_compression", F(coordinator.flight_compression), "none",
-         "none|lz4|zstd", NULL,
-         "Arrow IPC buffer compression of Flight results (when the client accepts it). Not yet "
-         "supported: only none."),
-    SIZE("coordinator", "flight_transport_memory", F(coordinator.flight_transport_memory),
-         "64MiB", 4 * MIB, 16 * GIB, NULL,
-         "Memory the Flight SQL port's gRPC transport may buffer for all connections together "
-         "(request headers being parsed, messages being received); beyond it streams are reset "
-         "and connections closed."),
-    /* [coordinator.tls] */
-    STR("coordinator.tls", "cert_file", F(coordinator.tls.cert_file), "", 0, NULL, NULL,
-        "PEM certificate chain; enables TLS on the Flight SQL and Trino listeners."),
-    STR("coordinator.tls", "key_file", F(coordinator.tls.key_file), "", 0, NULL, NULL,
-        "PEM private key of cert_file."),
-    STR("coordinator.tls", "ca_file", F(coordinator.tls.ca_file), "", 0, NULL, NULL,
-        "PEM CA bundle; when set, clients must present a certificate signed by it."),
-
-    /* [worker] */
-    STR("worker", "coordinator_url", F(worker.coordinator_url), "", 0, NULL, check_url,
-        "Flight URL of the coordinator the worker heartbeats to."),
-    STR("worker", "bind_address", F(worker.bind_address), "127.0.0.1", 0, NULL, check_address,
-        "Address the worker's Flight endpoint binds to."),
-    PORT("worker", "flight_port", F(worker.flight_port), "50052", NULL, "Worker Flight port."),
-    STR("worker", "advertise_url", F(worker.advertise_url), "", 0, NULL, check_url,
-        "URL the coordinator should use for this worker; \"\" = derived from POD_IP, HOSTNAME "
-        "or the first non-loopback interface."),
-    DUR("worker", "heartbeat_interval", F(worker.heartbeat_interval_ms), "5s", 100, HOUR,
-        "heartbeat_interval_secs", "How often the worker heartbeats to the coordinator."),
-    SIZE("worker", "memory_limit", F(worker.memory_limit), "8GiB", 0, I64MAX, NULL,
-         "Memory the worker's scans may use; 0 = 80% of RAM."),
-    DUR("worker", "scan_timeout", F(worker.scan_timeout_ms), "600s", 1, DAY, "scan_timeout_secs",
-        "Longest a scan fragment may run."),
-    STR("worker", "worker_secret", F(worker.worker_secret), "", CONFIG_SECRET, NULL, NULL,
-        "Secret shared with the coordinator (coordinator.worker_secret)."),
-    BOOL("worker", "allow_unauthenticated", F(worker.allow_unauthenticated), "false", NULL,
-         "Accept requests without the secret (development only)."),
-    INT("worker", "threads", F(worker.threads), "0", 0, 4096, NULL,
-        "Scan threads; 0 = one per core."),
-
-    /* [auth] */
-    ENUM("auth", "mode", F(auth.mode), "anonymous", "anonymous|password", NULL,
-         "anonymous: no credentials (the user name is taken from the client); password: Basic "
-         "credentials checked against users_file."),
-    STR("auth", "users_file", F(auth.users_file), "", 0, NULL, NULL,
-        "File of users with salted password hashes (required when mode = \"password\")."),
-    BOOL("auth", "anonymous_loopback_only", F(auth.anonymous_loopback_only), "true", NULL,
-         "With mode = \"anonymous\", accept only clients connecting from a loopback address."),
-    INT("auth", "max_concurrent_password_checks", F(auth.max_concurrent_password_checks), "0", 0,
-        4096, NULL,
-        "Password hashes (PBKDF2) checked at a time; 0 = half the cores, at least 1. Twice as "
-        "many more wait up to password_check_wait; beyond that a login gets 503 (retry)."),
-    DUR("auth", "password_check_wait", F(auth.password_check_wait_ms), "100ms", 0, 10 * SEC,
-        NULL, "How long a login waits for a password check place before it gets 503."),
-    INT("auth", "max_failures_per_address", F(auth.max_failures_per_address), "20", 1, 1000000,
-        NULL,
-        "Failed logins from one client address, whatever the user names, before further "
-        "attempts from it are refused for a doubling backoff (250 ms .. 30 s)."),
-    DUR("auth", "token_ttl", F(auth.token_ttl_ms), "1h", SEC, 30 * DAY, NULL,
-        "Lifetime of the bearer token handed out after a successful login."),
-    STR("auth", "token_secret", F(auth.token_secret), "", CONFIG_SECRET, NULL, NULL,
-        "Key that signs session tokens; \"\" = random per start (tokens then end with the "
-        "process)."),
-    LIST("auth", "admin_roles", F(auth.admin_roles), "service_admin,catalog_admin", NULL,
-         "Roles allowed to run administrative statements; an empty list allows nobody."),
-
-    /* [catalog] and [catalogs.NAME]: contiguous, see NOTES. */
-    STR("catalog", "name", C(name), "iceberg", CONFIG_DEFAULT_ONLY, NULL, check_catalog_name,
-        "Name of the default catalog (only in [catalog]; [catalogs.NAME] is named by NAME)."),
-    ENUM("catalog", "type", C(type), "sqlite", "sqlite|rest|memory", "backend",
-         "sqlite: embedded Iceberg catalog in a SQLite file; rest: an Iceberg REST catalog "
-         "(Polaris, Nessie, ...); memory: tables that live as long as the process."),
-    STR("catalog", "uri", C(uri), "", 0, "catalog_url", NULL,
-        "rest: base URL of the REST catalog (required); sqlite: path of the database file "
-        "(\"\" = <data_dir>/catalog.db)."),
-    STR("catalog", "warehouse", C(warehouse), "", 0, NULL, NULL,
-        "rest: warehouse name sent to the catalog; sqlite: where table data goes (\"\" = "
-        "<data_dir>/warehouse; a path or s3://bucket/prefix)."),
-    ENUM("catalog", "auth", C(auth), "session_bearer",
-         "session_bearer|static|anonymous|client_credentials", NULL,
-         "How SQE authenticates to a REST catalog: the user's own token, a static token, "
-         "nothing, or an OAuth client-credentials grant."),
-    STR("catalog", "token", C(token), "", CONFIG_SECRET, NULL, NULL,
-        "Bearer token for auth = \"static\"."),
-    STR("catalog", "credential", C(credential), "", CONFIG_SECRET, NULL, NULL,
-        "\"client_id:client_secret\" for auth = \"client_credentials\"."),
-    STR("catalog", "scope", C(scope), "PRINCIPAL_ROLE:ALL", 0, NULL, NULL,
-        "OAuth scope requested with client credentials."),
-    STR("catalog", "prefix", C(prefix), "", 0, NULL, NULL,
-        "rest: path prefix of the catalog's endpoints (/v1/{prefix}/...); \"\" = the one "
-        "the catalog's /v1/config names."),
-    STR("catalog", "oauth2_server_uri", C(oauth2_server_uri), "", 0, NULL, NULL,
-        "rest: OAuth2 token endpoint for auth = \"client_credentials\" (\"\" = "
-        "<uri>/v1/oauth/tokens)."),
-    BOOL("catalog", "vended_credentials", C(vended_credentials), "true", NULL,
-         "rest: send X-Iceberg-Access-Delegation: vended-credentials on table loads."),
-    DUR("catalog", "metadata_cache_ttl", C(metadata_cache_ttl_ms), "30s", 0, DAY,
-        "metadata_cache_ttl_secs", "How long table metadata is cached; 0 disables the cache."),
-    INT("catalog", "default_format_version", C(default_format_version), "2", 1, 3,
-        "default_table_format_version", "Iceberg format version of tables created by SQE."),
-    BOOL("catalog", "require_vended_credentials", C(require_vended_credentials), "false", NULL,
-         "Use only credentials vended by the catalog for object storage (never [storage] keys)."),
-    BOOL("catalog", "namespace_visibility_filter", C(namespace_visibility_filter), "true", NULL,
-         "Hide namespaces the user may not list."),
-    INT("catalog", "manifest_concurrency", C(manifest_concurrency), "64", 1, 4096, NULL,
-        "Manifests read in parallel while planning a scan."),
-    ENUM("catalog", "parquet_compression", C(parquet_compression), "zstd",
-         "zstd|snappy|gzip|lz4|none", NULL, "Compression codec of data files SQE writes."),
-    STR("catalog", "s3_access_key_id", C(s3_access_key_id), "", 0, NULL, NULL,
-        "Static S3 access key id for this catalog's table files when the catalog vends none "
-        "(development); \"\" = none (then the environment's, SQE_S3_*)."),
-    STR("catalog", "s3_secret_access_key", C(s3_secret_access_key), "", CONFIG_SECRET, NULL, NULL,
-        "Secret key that goes with s3_access_key_id."),
-    STR("catalog", "s3_session_token", C(s3_session_token), "", CONFIG_SECRET, NULL, NULL,
-        "Session token of temporary static keys."),
-    STR("catalog", "s3_endpoint", C(s3_endpoint), "", 0, NULL, NULL,
-        "S3 endpoint of this catalog's table files when loadTable names none (\"\" = AWS)."),
-    STR("catalog", "s3_region", C(s3_region), "", 0, NULL, NULL,
-        "S3 region when loadTable names none (\"\" = us-east-1)."),
-    BOOL("catalog", "s3_path_style", C(s3_path_style), "false", NULL,
-         "Path-style S3 URLs when loadTable does not say (s3.path-style-access)."),
-    STR("catalog", "s3_sts_endpoint", C(s3_sts_endpoint), "", 0, NULL, check_url,
-        "rest: STS endpoint for AssumeRoleWithWebIdentity with the user's own bearer token when "
-        "loadTable vends no keys (needs s3_role_arn and auth = \"session_bearer\"); \"\" = off."),
-    STR("catalog", "s3_role_arn", C(s3_role_arn), "", 0, NULL, NULL,
-        "rest: role assumed through s3_sts_endpoint (RoleArn)."),
-    STR("catalog", "s3_role_session_name", C(s3_role_session_name), "sqe", 0, NULL, NULL,
-        "rest: RoleSessionName of the STS call (2 to 64 of A-Z a-z 0-9 +=,.@_-)."),
-    DUR("catalog", "s3_sts_duration", C(s3_sts_duration_ms), "1h", 900 * SEC, 12 * HOUR, NULL,
-        "rest: DurationSeconds asked of STS; credentials are reused per user until a minute "
-        "before they expire."),
-
-    /* [storage] */
-    STR("storage", "s3_endpoint", F(storage.s3_endpoint), "", 0, NULL, NULL,
-        "S3 endpoint URL (MinIO, Ceph, ...); \"\" = AWS."),
-    STR("storage", "s3_region", F(storage.s3_region), "us-east-1", 0, NULL, NULL,
-        "S3 region of the buckets."),
-    STR("storage", "s3_access_key_id", F(storage.s3_access_key_id), "", 0, NULL, NULL,
-        "Static S3 access key id (\"\" = the environment's credentials)."),
-    STR("storage", "s3_secret_access_key", F(storage.s3_secret_access_key), "", CONFIG_SECRET, NULL,
-        NULL, "Static S3 secret key."),
-    STR("storage", "s3_session_token", F(storage.s3_session_token), "", CONFIG_SECRET, NULL, NULL,
-        "Session token of temporary S3 credentials."),
-    BOOL("storage", "s3_path_style", F(storage.s3_path_style), "false", NULL,
-         "Path-style S3 URLs (needed by most S3-compatible stores)."),
-    BOOL("storage", "s3_allow_http", F(storage.s3_allow_http), "false", NULL,
-         "Allow plain-HTTP S3 endpoints."),
-    STR("storage", "azure_storage_account", F(storage.azure_storage_account), "", 0, NULL, NULL,
-        "Azure storage account name."),
-    STR("storage", "azure_storage_key", F(storage.azure_storage_key), "", CONFIG_SECRET, NULL, NULL,
-        "Azure storage account key."),
-    STR("storage", "azure_sas_token", F(storage.azure_sas_token), "", CONFIG_SECRET, NULL, NULL,
-        "Azure SAS token (instead of the key)."),
-    STR("storage", "gcs_service_account_key", F(storage.gcs_service_account_key), "", CONFIG_SECRET,
-        NULL, NULL, "GCS service-account key (JSON text or a file path)."),
-    /* [storage.tvf] */
-    BOOL("storage.tvf", "allow_local_paths", F(storage.tvf.allow_local_paths), "false", NULL,
-         "Let SQL reach local files of the server: table functions (read_parquet, read_csv, "
-         "...), file paths used as tables, COPY TO and explicit table locations; only under "
-         "allowed_local_roots (required then)."),
-    LIST("storage.tvf", "allowed_local_roots", F(storage.tvf.allowed_local_roots), "", NULL,
-         "Directories (absolute, existing) SQL may read and write under when allow_local_paths "
-         "is on; checked after resolving symlinks and '..'."),
-    BOOL("storage.tvf", "allow_http", F(storage.tvf.allow_http), "false", NULL,
-         "Let table functions read http(s) URLs (only hosts in allowed_http_hosts)."),
-    LIST("storage.tvf", "allowed_http_hosts", F(storage.tvf.allowed_http_hosts), "", NULL,
-         "Hosts table functions may read from when allow_http is on."),
-    LIST("storage.tvf", "allowed_object_store_prefixes",
-         F(storage.tvf.allowed_object_store_prefixes), "", NULL,
-         "Object-store prefixes table functions may read (\"{user}\" is replaced by the user "
-         "name)."),
-    LIST("storage.tvf", "object_store_admin_roles", F(storage.tvf.object_store_admin_roles), "",
-         NULL, "Roles that may read any object-store path."),
-    BOOL("storage.tvf", "allow_inline_credentials", F(storage.tvf.allow_inline_credentials),
-         "false", NULL, "Allow credentials passed as table-function arguments."),
-
-    /* [policy] */
-    ENUM("policy", "engine", F(policy.engine), "passthrough", "passthrough|in-memory|ranger", NULL,
-         "Row filters and column masks: none (passthrough), from GRANT statements (in-memory) or "
-         "from Apache Ranger."),
-    STR("policy", "mask_key", F(policy.mask_key), "", CONFIG_SECRET, NULL, NULL,
-        "HMAC key of hash masks (required with ranger in production mode)."),
-    ENUM("policy", "mask_precedence", F(policy.mask_precedence), "tag", "tag|resource", NULL,
-         "Which mask wins when a tag policy and a resource policy both apply."),
-    /* [policy.ranger] */
-    STR("policy.ranger", "url", F(policy.ranger.url), "", 0, NULL, check_url, "Ranger admin URL."),
-    STR("policy.ranger", "service_name", F(policy.ranger.service_name), "hive", 0, NULL, NULL,
-        "Ranger service whose policies apply."),
-    STR("policy.ranger", "username", F(policy.ranger.username), "", 0, NULL, NULL,
-        "Ranger admin user."),
-    STR("policy.ranger", "password", F(policy.ranger.password), "", CONFIG_SECRET, NULL, NULL,
-        "Ranger admin password."),
-    DUR("policy.ranger", "timeout", F(policy.ranger.timeout_ms), "5s", 1, 10 * MIN, NULL,
-        "Timeout of a Ranger request."),
-    DUR("policy.ranger", "cache_ttl", F(policy.ranger.cache_ttl_ms), "30s", 0, DAY, NULL,
-        "How long fetched policies are cached."),
-    INT("policy.ranger", "cache_size", F(policy.ranger.cache_size), "10000", 0, 100000000, NULL,
-        "Most cached policy decisions."),
-    BOOL("policy.ranger", "project_tags", F(policy.ranger.project_tags), "false", NULL,
-         "Apply tag-based policies (required in production mode)."),
-
-    /* [access_control] */
-    ENUM("access_control", "backend", F(access_control.backend), "none",
-         "none|polaris|ranger|chameleon", NULL,
-         "Where GRANT and REVOKE are written (object access is enforced by that system)."),
-    STR("access_control", "url", F(access_control.url), "", 0, NULL, check_url,
-        "URL of the access-control backend."),
-    ENUM("access_control", "grant_authority", F(access_control.grant_authority), "admin-role",
-         "admin-role|ranger-delegate", NULL,
-         "Who may GRANT: holders of auth.admin_roles, or Ranger's delegate-admin."),
-    STR("access_control", "client_id", F(access_control.client_id), "", 0, NULL, NULL,
-        "OAuth client of SQE at the backend (\"\" = the user's own token)."),
-    STR("access_control", "client_secret", F(access_control.client_secret), "", CONFIG_SECRET, NULL,
-        NULL, "Secret of client_id."),
-
-    /* [metrics] */
-    PORT("metrics", "prometheus_port", F(metrics.prometheus_port), "0", NULL,
-         "Prometheus /metrics port (on coordinator.bind_address); 0 disables it. Not yet "
-         "supported: only 0."),
-    PORT("metrics", "health_port", F(metrics.health_port), "9091", NULL,
-         "/healthz, /readyz and the web UI; 0 disables them."),
-    STR("metrics", "otlp_endpoint", F(metrics.otlp_endpoint), "", 0, NULL, NULL,
-        "OTLP/gRPC endpoint for all signals (\"\" = off)."),
-    STR("metrics", "traces_otlp_endpoint", F(metrics.traces_otlp_endpoint), "", 0, NULL, NULL,
-        "OTLP endpoint for traces only (overrides otlp_endpoint for traces)."),
-    FRAC("metrics", "trace_sample_rate", F(metrics.trace_sample_rate), "0.01", NULL,
-         "Fraction of queries traced (0 to 1)."),
-    BOOL("metrics", "web_ui", F(metrics.web_ui), "false", NULL, "Serve the web UI on health_port."),
-    ENUM("metrics", "log_level", F(metrics.log_level), "info", "error|warn|info|debug|trace", NULL,
-         "Least severe log level written."),
-    ENUM("metrics", "log_format", F(metrics.log_format), "text", "text|json", NULL,
-         "Log lines as text or as JSON objects (stderr)."),
-    /* [metrics.audit_export] */
-    BOOL("metrics.audit_export", "enabled", F(metrics.audit_export.enabled), "false", NULL,
-         "Ship audit records to an OTLP collector."),
-    ENUM("metrics.audit_export", "target", F(metrics.audit_export.target), "otlp", "otlp", NULL,
-         "Export protocol."),
-    STR("metrics.audit_export", "otlp_endpoint", F(metrics.audit_export.otlp_endpoint), "", 0, NULL,
-        NULL, "Collector endpoint (\"\" = metrics.otlp_endpoint)."),
-    STR("metrics.audit_export", "spool_path", F(metrics.audit_export.spool_path), "", 0, NULL, NULL,
-        "Spool file of records not yet acknowledged (\"\" = <data_dir>/audit-spool)."),
-    INT("metrics.audit_export", "batch_max", F(metrics.audit_export.batch_max), "512", 1, 1000000,
-        NULL, "Most records per export request."),
-    DUR("metrics.audit_export", "flush_interval", F(metrics.audit_export.flush_interval_ms), "2s",
-        1, HOUR, "flush_interval_ms", "Longest a record waits before it is sent."),
-    SIZE("metrics.audit_export", "max_spool_bytes", F(metrics.audit_export.max_spool_bytes), "1GiB",
-         0, I64MAX, NULL, "Spool size above which a warning is logged."),
-    ENUM("metrics.audit_export", "start_at", F(metrics.audit_export.start_at), "now",
-         "now|beginning", NULL, "Where a new exporter starts in the spool."),
-
-    /* [audit] */
-    STR("audit", "path", F(audit.path), "", 0, "audit_log_path", NULL,
-        "Append-only audit log (JSON lines, hash-chained); \"\" = off. Startup fails if it is not "
-        "writable."),
-    ENUM("audit", "format", F(audit.format), "native", "native|ocsf|both", NULL,
-         "Record format; ocsf records go to <path stem>.ocsf.jsonl."),
-    LIST("audit", "gdpr_tags", F(audit.gdpr_tags), "", NULL,
-         "Column tags whose values are personal data (redacted from logged SQL)."),
-    ENUM("audit", "gdpr_identifier_mode", F(audit.gdpr_identifier_mode), "tokenize",
-         "tokenize|drop|keep", NULL, "What happens to identifiers of GDPR-tagged columns in logs."),
-
-    /* [session] */
-    ENUM("session", "persistence", F(session.persistence), "memory", "memory|file", NULL,
-         "memory: sessions end with the process; file: sessions (never tokens in clear) are "
-         "written to dir and restored after a restart."),
-    STR("session", "dir", F(session.dir), "", 0, "persistence_path", NULL,
-        "Directory of persisted sessions (\"\" = <data_dir>/sessions)."),
-    DUR("session", "idle_timeout", F(session.idle_timeout_ms), "900s", SEC, 30 * DAY,
-        "idle_timeout_secs", "A session unused this long ends."),
-    DUR("session", "absolute_timeout", F(session.absolute_timeout_ms), "8h", SEC, 365 * DAY,
-        "absolute_timeout_secs", "A session ends this long after it began, used or not."),
-    DUR("session", "snapshot_interval", F(session.snapshot_interval_ms), "60s", 100, DAY,
-        "snapshot_interval_secs", "With persistence = \"file\": how often sessions are written."),
-    DUR("session", "sweep_interval", F(session.sweep_interval_ms), "60s", 100, DAY, NULL,
-        "How often expired sessions are removed."),
-    INT("session", "max_sessions", F(session.max_sessions), "10000", 1, 10000000, NULL,
-        "Most open sessions; the least recently used is evicted beyond it."),
-
-    /* [query] */
-    DUR("query", "timeout", F(query.timeout_ms), "300s", 0, 30 * DAY, "timeout_secs",
-        "A query running longer is cancelled; 0 = no limit."),
-    INT("query", "max_result_rows", F(query.max_result_rows), "1000000", 0, I64MAX, NULL,
-        "Most rows a result may have; 0 = no limit."),
-    SIZE("query", "max_sql_bytes", F(query.max_sql_bytes), "1MiB", 0, GIB, NULL,
-         "Longest accepted statement text; 0 = no limit (refused in production mode)."),
-    INT("query", "max_concurrent", F(query.max_concurrent), "100", 1, 1000000,
-        "max_concurrent_queries", "Most queries running at once; more fail with a clear error."),
-    INT("query", "max_concurrent_per_user", F(query.max_concurrent_per_user), "20", 1, 1000000,
-        NULL, "Most queries one user may run at once."),
-    SIZE("query", "memory_limit", F(query.memory_limit), "256MiB", 0, I64MAX, "max_query_memory",
-         "Memory one query may use before it spills or fails; 0 = coordinator.memory_limit."),
-    SIZE("query", "per_user_memory", F(query.per_user_memory), "1GiB", 0, I64MAX,
-         "per_user_memory_budget",
-         "Memory all queries of one user may use together; 0 = no limit."),
-    ENUM("query", "profile", F(query.profile), "off", "off|slow|all", "query_profile",
-         "Log the physical plan with per-operator metrics for slow queries or all queries."),
-    DUR("query", "stream_idle_timeout", F(query.stream_idle_timeout_ms), "300s", 0, DAY, NULL,
-        "A result stream the client stops reading is cancelled after this; 0 = never."),
-    INT("query", "max_streams_per_user", F(query.max_streams_per_user), "8", 1, 4096, NULL,
-        "Most Flight SQL result streams (DoGet) one user may have open at once; more fail with "
-        "RESOURCE_EXHAUSTED. Keep it well below the Flight worker count (32)."),
-
-    /* [spill] */
-    BOOL("spill", "enabled", F(spill.enabled), "false", "spill_to_disk",
-         "Let sorts, aggregations and joins spill to disk instead of failing. Not yet supported: "
-         "only false (the [spill] keys are refused unless left at their defaults)."),
-    STR("spill", "dir", F(spill.dir), "", 0, "spill_dir", NULL,
-        "Spill directory (\"\" = <data_dir>/spill)."),
-    ENUM("spill", "compression", F(spill.compression), "lz4", "none|lz4|zstd", "spill_compression",
-         "Compression of spill files."),
-    SIZE("spill", "max_bytes", F(spill.max_bytes), "1TiB", 0, I64MAX, NULL,
-         "Most bytes of spill files at once; 0 = no limit."),
-    SIZE("spill", "min_free_bytes", F(spill.min_free_bytes), "1GiB", 0, I64MAX, NULL,
-         "Stop spilling when the disk has less free space than this."),
+#include "common/config/tables.def"
 };
+
+#undef STR
+#undef ENUM
+#undef BOOL
+#undef INT
+#undef PORT
+#undef DUR
+#undef SIZE
+#undef FRAC
+#undef LIST
+#undef UNSUPPORTED
 
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
@@ -1467,59 +1127,35 @@ int config_validate(const config *cfg, sqe_error *err) {
 /* --- what `sqe serve` does not do yet ------------------------------------------------------- */
 
 /* Keys accepted from the original SQE's files whose feature does not exist yet: any value but
- * the default is refused by config_check_supported (a whole section when name is NULL). */
+ * the default is refused by config_check_supported (a whole section when name is NULL). These
+ * are the UNSUPPORTED rows of the key tables; the key rows expand to nothing here. */
+#define STR(...)
+#define ENUM(...)
+#define BOOL(...)
+#define INT(...)
+#define PORT(...)
+#define DUR(...)
+#define SIZE(...)
+#define FRAC(...)
+#define LIST(...)
+#define UNSUPPORTED(s, n, why) {s, n, why},
+
 static const struct {
     const char *section, *name, *why;
 } unsupported[] = {
-    {"coordinator", "worker_urls", "workers are not implemented yet"},
-    {"coordinator", "worker_secret", "workers are not implemented yet"},
-    {"coordinator", "allow_unauthenticated_workers", "workers are not implemented yet"},
-    {"coordinator", "max_workers", "workers are not implemented yet"},
-    {"coordinator", "worker_connect_timeout", "workers are not implemented yet"},
-    {"coordinator", "worker_rpc_timeout", "workers are not implemented yet"},
-    {"coordinator", "health_check_interval", "workers are not implemented yet"},
-    {"coordinator", "health_check_max_failures", "workers are not implemented yet"},
-    {"coordinator", "auth_handshake_timeout",
-     "handshakes are bounded by the request timeout (sqe serve --request-timeout)"},
-    {"coordinator", "flight_compression", "Flight SQL results are sent uncompressed"},
-    {"coordinator.tls", "ca_file", "client certificates are not supported yet"},
-    {"worker", NULL, "`sqe worker` does not exist yet"},
-    {"auth", "token_ttl",
-     "a session token lives as long as its session ([session] idle_timeout, absolute_timeout)"},
-    {"auth", "token_secret", "session tokens are random, not signed"},
-    {"auth", "admin_roles", "there are no administrative statements yet"},
-    {"catalog", "metadata_cache_ttl",
-     "table metadata is revalidated (ETag) on every load, never cached for a time"},
-    {"catalog", "default_format_version",
-     "new tables get format version 2 unless CREATE TABLE says WITH (format_version = n)"},
-    {"catalog", "namespace_visibility_filter",
-     "SQE lists what the catalog returns for the user's own token"},
-    {"catalog", "manifest_concurrency", "manifests are read by the query's threads"},
-    {"catalog", "parquet_compression",
-     "data files are zstd unless the table property write.parquet.compression-codec says "
-     "otherwise"},
-    {"storage", "azure_storage_account", "only S3 object storage exists"},
-    {"storage", "azure_storage_key", "only S3 object storage exists"},
-    {"storage", "azure_sas_token", "only S3 object storage exists"},
-    {"storage", "gcs_service_account_key", "only S3 object storage exists"},
-    {"storage.tvf", "allow_http", "table functions read no http(s) URLs"},
-    {"storage.tvf", "allowed_http_hosts", "table functions read no http(s) URLs"},
-    {"storage.tvf", "allow_inline_credentials", "table functions take no credential arguments"},
-    {"policy", NULL, "row filters and column masks are not implemented yet"},
-    {"policy.ranger", NULL, "row filters and column masks are not implemented yet"},
-    {"access_control", NULL, "GRANT and REVOKE are not implemented yet"},
-    {"metrics", "prometheus_port", "there is no /metrics endpoint yet"},
-    {"metrics", "otlp_endpoint", "OpenTelemetry export is not implemented yet"},
-    {"metrics", "traces_otlp_endpoint", "OpenTelemetry export is not implemented yet"},
-    {"metrics", "trace_sample_rate", "OpenTelemetry export is not implemented yet"},
-    {"metrics", "web_ui", "there is no web UI yet"},
-    {"metrics", "log_level", "the log has one level (everything goes to stderr)"},
-    {"metrics", "log_format", "the log is plain text"},
-    {"metrics.audit_export", NULL, "audit logging is not implemented yet"},
-    {"audit", NULL, "audit logging is not implemented yet"},
-    {"query", "profile", "query profiles are shown by EXPLAIN ANALYZE only"},
-    {"spill", NULL, "spilling is not implemented yet: a query over its memory limit fails"},
+#include "common/config/tables.def"
 };
+
+#undef STR
+#undef ENUM
+#undef BOOL
+#undef INT
+#undef PORT
+#undef DUR
+#undef SIZE
+#undef FRAC
+#undef LIST
+#undef UNSUPPORTED
 
 static void render_value(strbuf *out, const config_key *k, const void *slot);
 

@@ -3,8 +3,9 @@
  *
  * One struct holds every setting of `sqe serve` and `sqe worker` (DESIGN.md §7, sections after
  * the original SQE: reference/sqe-inventory.md §1). Every key is described once, in a registry
- * (config.c: name, kind, default, limits, help, secret flag), which drives loading, validation,
- * environment overrides, `sqe config show` and docs/configuration.md.
+ * (name, kind, default, limits, help, secret flag: one table per section, config/<section>.def,
+ * included by config.c), which drives loading, validation, environment overrides,
+ * `sqe config show` and docs/configuration.md.
  *
  * Load order: defaults (embedded, loopback only), then the TOML file, then environment variables
  * SQE_<SECTION>__<KEY> (section dots become underscores: SQE_COORDINATOR_TLS__CERT_FILE,

@@ -1,6 +1,7 @@
 /*
  * engine.h: the embedded engine behind the public API (include/sqe/sqe.h): databases, sessions,
- * statement dispatch and results. Private to src/engine/.
+ * statement dispatch and results. Private to src/engine/; what the server front ends and the
+ * command line may use of it (struct sqe_db, struct sqe_chunk) is in engine_api.h, included here.
  *
  * A statement runs in its own query arena and memory tracker: parse (sql/), bind (bind/),
  * optimize (plan/), execute (exec/). DDL and SHOW statements are handled here directly.
@@ -12,6 +13,7 @@
 
 #include "bind/bind.h"
 #include "catalog/catalog.h"
+#include "engine/engine_api.h"
 #include "exec/exec.h"
 #include "sql/sql.h"
 #include "sqe/sqe_effects.h"
@@ -25,22 +27,6 @@ typedef struct user_memory {
     uint32_t refs;             /* guarded by the database's lock */
     struct user_memory *next;
 } user_memory;
-
-struct sqe_db {
-    catalog **catalogs;
-    uint32_t n_catalogs;
-    exec_pool *pool;
-    uint32_t threads;
-    mem_tracker tracker;       /* everything the database holds (tables, running queries);
-                                  limit: sqe_db_set_limits memory_total */
-    int64_t query_memory_limit;/* per query, the ceiling of SET SESSION query_max_memory */
-    int64_t user_memory_limit; /* per user ([query] per_user_memory); 0 = none */
-    int64_t max_result_rows;   /* rows a result may hand to the client; 0 = no limit */
-    user_memory *users;        /* users with running queries (guarded by lock) */
-    struct path_policy *paths; /* what SQL may read and write of files and object stores
-                                  (io/path_policy.h; owned); NULL: everything (embedded) */
-    pthread_mutex_t lock;
-};
 
 typedef struct prepared {
     char *name;
@@ -85,10 +71,6 @@ struct sqe_conn {
                                   0 = none */
     uint32_t time_limit_ms;    /* the limit the deadline came from, for the message */
     engine_effects *effects;   /* the running statement's report (engine_execute), or NULL */
-};
-
-struct sqe_chunk {
-    const vec_chunk *chunk;
 };
 
 struct sqe_result {

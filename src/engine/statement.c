@@ -20,7 +20,6 @@
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
 #include "engine/merge_int.h"
-#include "exec/driver.h"
 #include "plan/optimize.h"
 
 static int64_t now_micros(void) {

@@ -20,7 +20,7 @@
 
 #include "catalog/catalog_iceberg.h"
 #include "catalog/rest/rest_backend.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 #include "sqe/sqe_values.h"
 
 static void print_error(const sqe_error *e) {

@@ -19,7 +19,7 @@
 
 #include "catalog/catalog_iceberg.h"
 #include "catalog/rest/rest_backend.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 #include "slt.h"
 
 #define MAX_VALUES ((size_t)50 * 1000 * 1000)

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 #include "server/flight/flight_int.h"
 
 /* The decoded Arrow stream of a DoPut. */

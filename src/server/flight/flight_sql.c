@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 #include "server/flight/flight_int.h"
 #include "sqe/sqe_values.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "format/arrow/arrow_int.h"
+#include "format/arrow/arrow_fbs.h"
 #include "format/arrow/flatbuf.h"
 #include "server/flight/flight_int.h"
 
