@@ -25,6 +25,15 @@
 #include "io/io.h"
 #include "io/sts.h"
 
+static void icat_table_free(cat_table *t);
+static const table_ops icat_table_ops = {
+    .kind = CAT_KIND_ICEBERG,
+    .free = icat_table_free,
+};
+static const catalog_ops icat_catalog_ops;
+static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, bool if_exists, bool purge, sqe_error *err);
+
 /* The backend operations of an Iceberg catalog. */
 #define BK(c) ((c)->iceberg->ops)
 
@@ -32,14 +41,12 @@ static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 int catalog_open_iceberg_backend(const char *name, ice_backend *backend, mem_tracker *tracker,
                                  catalog **out, sqe_error *err) {
-    catalog *c = calloc(1, sizeof *c);
-    if (!c || !(c->name = strdup(name))) {
-        free(c);
+    catalog *c;
+    int rc = catalog_open_ops(name, &icat_catalog_ops, NULL, tracker, &c, err);
+    if (rc) {
         ice_backend_close(backend);
-        return err_nomem(err, "catalog");
+        return rc;
     }
-    pthread_mutex_init(&c->lock, NULL);
-    c->tracker = tracker;
     c->iceberg = backend;
     *out = c;
     return SQE_OK;
@@ -68,13 +75,13 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
     return SQE_OK;
 }
 
-int catalog_iceberg_rename_table(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_rename_table(catalog *c, const sqe_principal *who, const char *schema,
                                  const char *name, const char *to_schema, const char *to_name,
                                  sqe_error *err) {
     return BK(c)->rename_table(c->iceberg->impl, who, schema, name, to_schema, to_name, err);
 }
 
-int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_create_schema(catalog *c, const sqe_principal *who, const char *schema,
                                   bool if_not_exists, sqe_error *err) {
     int rc = BK(c)->create_namespace(c->iceberg->impl, who, schema, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
@@ -85,15 +92,15 @@ int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const ch
     return rc;
 }
 
-bool catalog_iceberg_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
+static bool icat_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
     bool exists = false;
     if (BK(c)->namespace_exists(c->iceberg->impl, who, schema, &exists, NULL)) return false;
     return exists;
 }
 
-int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
                                 bool if_exists, bool cascade, sqe_error *err) {
-    if (!catalog_iceberg_has_schema(c, who, schema)) {
+    if (!icat_has_schema(c, who, schema)) {
         if (if_exists) return SQE_OK;
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
                        schema);
@@ -105,7 +112,7 @@ int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char
         uint32_t n;
         int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, &a, &names, &n, err);
         for (uint32_t i = 0; !rc && i < n; i++)
-            rc = catalog_iceberg_drop_table(c, who, schema, names[i], true, true, err);
+            rc = icat_drop_table_purge(c, who, schema, names[i], true, true, err);
         arena_destroy(&a);
         SQE_TRY(rc);
     }
@@ -115,12 +122,12 @@ int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char
     return rc;
 }
 
-int catalog_iceberg_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+static int icat_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
                                  uint32_t *n, sqe_error *err) {
     return BK(c)->list_namespaces(c->iceberg->impl, who, NULL, a, names, n, err);
 }
 
-int catalog_iceberg_list_tables(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_list_tables(catalog *c, const sqe_principal *who, const char *schema,
                                 arena *a, char ***names, uint32_t *n, sqe_error *err) {
     int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, a, names, n, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
@@ -128,8 +135,8 @@ int catalog_iceberg_list_tables(catalog *c, const sqe_principal *who, const char
     return rc;
 }
 
-void catalog_iceberg_table_free(cat_table *t) {
-    if (!t->ice) return;
+static void icat_table_free(cat_table *t) {
+    if (!t->ice) return; /* a table whose load failed half-way */
     io_identity_unref(t->ice->io);
     sqe_principal_unref(t->ice->principal);
     arena a = t->ice->a; /* the ref lives in its own arena */
@@ -257,7 +264,7 @@ static int table_identity(catalog *c, const sqe_principal *who, const char *ns, 
     return rc;
 }
 
-int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_get_table(catalog *c, const sqe_principal *who, const char *schema,
                               const char *name, cat_table **out, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
@@ -270,7 +277,7 @@ int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *
     if (rc) {
         arena_destroy(&a);
         if (rc == SQE_ERR_TABLE_NOT_FOUND) {
-            if (!catalog_iceberg_has_schema(c, who, schema))
+            if (!icat_has_schema(c, who, schema))
                 return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
             return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist",
                            c->name, schema, name);
@@ -300,6 +307,7 @@ int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *
     }
     ref->principal = sqe_principal_ref(who);
     ref->a = a; /* the arena moves into its own allocation */
+    t->ops = &icat_table_ops;
     t->ice = ref;
     atomic_init(&t->refs, 1);
     pthread_mutex_init(&t->lock, NULL);
@@ -342,7 +350,7 @@ static int purge_list(catalog *c, const sqe_principal *who, const char *schema,
     return ice_reachable_add_table(s, meta, location, err);
 }
 
-int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
                                const char *name, bool if_exists, bool purge, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
@@ -372,7 +380,7 @@ int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char 
     return rc;
 }
 
-int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_default_location(catalog *c, const sqe_principal *who, const char *schema,
                                      const char *name, arena *a, char **out, sqe_error *err) {
     int rc = BK(c)->default_table_location(c->iceberg->impl, who, schema, name, a, out, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
@@ -381,7 +389,7 @@ int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const
     return rc;
 }
 
-int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const char *schema,
+static int icat_create_table(catalog *c, const sqe_principal *who, const char *schema,
                                  const char *name, ice_metadata *m, bool if_not_exists,
                                  bool *created, sqe_error *err) {
     if (created) *created = false;
@@ -391,7 +399,7 @@ int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const cha
     bool filled = !m->location || !*m->location;
     if (filled) {
         char *loc;
-        rc = catalog_iceberg_default_location(c, who, schema, name, &a, &loc, err);
+        rc = icat_default_location(c, who, schema, name, &a, &loc, err);
         if (!rc) m->location = loc;
     }
     if (!rc) rc = BK(c)->create_table(c->iceberg->impl, who, schema, name, m, &a, NULL, err);
@@ -410,7 +418,7 @@ int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const cha
     return rc;
 }
 
-int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
+static int icat_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
                            sqe_error *err) {
     /* the commit goes out as the user who loaded base, whatever thread runs it */
     arena a;
@@ -420,3 +428,52 @@ int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_meta
     arena_destroy(&a);
     return rc;
 }
+
+/* ---- the parts of catalog_ops an Iceberg catalog does not have yet: views ---------------- */
+
+static int icat_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
+    (void)def, (void)or_replace;
+    return err_set(err, SQE_ERR_NOT_SUPPORTED, "Views are not supported in Iceberg catalog '%s' yet",
+                   c->name);
+}
+
+static int icat_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
+                         sqe_error *err) {
+    if (if_exists) return SQE_OK;
+    return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
+                   name);
+}
+
+static int icat_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
+                        sqe_error *err) {
+    (void)out;
+    return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
+                   name);
+}
+
+/* Closes the backend (the storage settings are the generic catalog's fields). */
+static void icat_destroy(catalog *c) {
+    ice_backend_close(c->iceberg);
+    c->iceberg = NULL;
+}
+
+static const catalog_ops icat_catalog_ops = {
+    .kind = CAT_KIND_ICEBERG,
+    .type = "iceberg",
+    .destroy = icat_destroy,
+    .list_schemas = icat_list_schemas,
+    .has_schema = icat_has_schema,
+    .create_schema = icat_create_schema,
+    .drop_schema = icat_drop_schema,
+    .list_tables = icat_list_tables,
+    .get_table = icat_get_table,
+    .create_table = NULL, /* from metadata only: create_table_meta */
+    .drop_table = icat_drop_table_purge,
+    .rename_table = icat_rename_table,
+    .default_location = icat_default_location,
+    .create_table_meta = icat_create_table,
+    .commit = icat_commit,
+    .create_view = icat_create_view,
+    .drop_view = icat_drop_view,
+    .get_view = icat_get_view,
+};

@@ -67,7 +67,7 @@ int engine_ice_commit_meta(catalog *cat, cat_table **t, engine_ice_edit edit, vo
         ice_metadata *next;
         int rc = ice_metadata_next(&a, base->meta, base->metadata_location, &next, err);
         if (!rc) rc = edit(ud, &a, base->meta, next, err);
-        if (!rc) rc = catalog_iceberg_commit(cat, base, next, err);
+        if (!rc) rc = catalog_commit(cat, base, next, err);
         arena_destroy(&a);
         if (rc != SQE_ERR_COMMIT_CONFLICT || attempt >= retries) return rc;
         SQE_TRY(retry_wait(cat, t, &wait, max_wait, err));
@@ -85,7 +85,7 @@ int engine_ice_commit(catalog *cat, cat_table **t, ice_snapshot_change *ch, aren
         ch->base_location = base->metadata_location;
         ice_produced p;
         SQE_TRY(ice_snapshot_produce(a, base->meta, ch, &p, err));
-        int rc = catalog_iceberg_commit(cat, base, p.meta, err);
+        int rc = catalog_commit(cat, base, p.meta, err);
         if (rc == SQE_OK) {
             if (snapshot_id) *snapshot_id = p.snapshot_id;
             return SQE_OK;
