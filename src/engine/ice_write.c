@@ -104,7 +104,7 @@ int engine_ice_insert_begin(sqe_conn *conn, cat_table *t, ice_insert **out, sqe_
     bind_env env;
     engine_bind_env(conn, &env);
     catalog *cat = bind_find_catalog(&env, t->catalog);
-    if (!cat || !cat->iceberg)
+    if (!cat || cat->ops->kind != CAT_KIND_ICEBERG)
         return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' does not exist", t->catalog);
     ice_insert *ins = calloc(1, sizeof *ins);
     if (!ins) return err_nomem(err, "insert");

@@ -102,6 +102,12 @@ typedef struct merge_target_ops {
 int merge_run(sqe_conn *conn, const merge_plan *p, const vec *const *params, uint32_t n_params,
               const merge_target_ops *ops, int64_t *changed, sqe_error *err);
 
+/* MERGE into memory table t (merge.c; engine_mem_table_impl): the whole table is rewritten in
+ * one step. *rows gets the rows inserted + updated + deleted. */
+int engine_merge_memory(sqe_conn *conn, cat_table *t, const merge_plan *p,
+                        const vec *const *params, uint32_t n_params, int64_t *rows,
+                        sqe_error *err);
+
 /* MERGE into Iceberg table t (ice_merge.c): write.merge.mode picks copy-on-write or
  * merge-on-read; one commit. *rows gets the rows inserted + updated + deleted. */
 int engine_ice_merge(sqe_conn *conn, cat_table *t, const merge_plan *p, const vec *const *params,
