@@ -169,6 +169,6 @@ sql_expr *dml_ast_count_star(arena *a);                         /* count(*) */
 sql_expr *dml_ast_cast(arena *a, sql_expr *v, sqe_type t);      /* CAST(v AS t) */
 
 /* Statements on tables go through the table's kind: engine/table_impl.h (memory tables:
- * mem_table.c; Iceberg tables: ice_table.c, whose internals are in ice_write_int.h). */
+ * mem_table.c; Iceberg tables: iceberg/ice_table.c, whose internals are in iceberg/ice_write_int.h). */
 
 #endif

@@ -37,6 +37,13 @@ typedef struct engine_insert_target {
  * all table columns, casting, NULL for missing columns. */
 int engine_insert_projection(void *ud, plan_ctx *pc, bound_query *bq, sqe_error *err);
 
+/* Runs query q, giving every result chunk to sink (one thread at a time); hook (may be NULL)
+ * rewrites the bound plan first. Nothing is kept after return. */
+int engine_dml_run(sqe_conn *conn, const sql_query *q, const vec *const *params,
+                   uint32_t n_params, engine_plan_hook hook, void *hook_ud,
+                   int (*sink)(void *, const vec_chunk *, sqe_error *), void *ud,
+                   sqe_error *err);
+
 typedef struct engine_table_impl {
     const char *type;  /* "memory", "iceberg" (messages) */
 

@@ -282,7 +282,7 @@ static void test_every_operation_goes_through_the_wrapper(void **state) {
     assert_int_equal(f->ice->calls[OP_COMMIT], commits + 5);
     expect(f, "SELECT count(*) FROM iceberg.s.t", "3");
     expect(f, "SELECT count(*) FROM iceberg.s.\"t$snapshots\"", "4");
-    ok(f, "ALTER TABLE iceberg.s.t RENAME TO u");
+    ok(f, "ALTER TABLE iceberg.s.t RENAME TO iceberg.s.u");
     assert_int_equal(f->ice->calls[OP_RENAME_TABLE], 1);
     ok(f, "SHOW TABLES FROM iceberg.s");
     ok(f, "SHOW SCHEMAS FROM iceberg");

@@ -42,7 +42,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/metadata_update.h"
 #include "iceberg/reachable.h"
 #include "iceberg/snapshot_produce.h"

@@ -20,7 +20,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/data_writer.h"
 #include "iceberg/metadata_update.h"
 #include "iceberg/snapshot_produce.h"

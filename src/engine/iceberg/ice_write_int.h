@@ -2,12 +2,16 @@
  * ice_write_int.h: the Iceberg table implementation's private header: its entry points (filled
  * into engine_ice_table_impl by ice_table.c; nothing else in the engine calls them) and the
  * data-file writer state shared by INSERT (ice_write.c) and the row-level statements
- * (ice_dml.c). Private to the engine's ice_*.c files.
+ * (ice_dml.c), and the positions a query found per data file with their application as
+ * copy-on-write or merge-on-read (ice_dml.c). Private to src/engine/iceberg/.
  */
 #ifndef SQE_ENGINE_ICE_WRITE_INT_H
 #define SQE_ENGINE_ICE_WRITE_INT_H
 
 #include "engine/engine.h"
+#include "engine/merge_int.h"
+#include "engine/table_impl.h"
+#include "iceberg/roaring.h"
 #include "iceberg/data_writer.h"
 
 /* ---- the Iceberg entry points (ice_ddl.c, ice_write.c, ice_dml.c, ice_alter.c); reached from
@@ -102,5 +106,47 @@ int engine_ice_read_properties(sqe_conn *conn, plan_ctx *pctx, const sql_propert
 int engine_ice_partition_spec(arena *a, const ice_schema *s, const ice_metadata *m,
                               const char *const *texts, uint32_t n, ice_partition_spec **out,
                               sqe_error *err);
+
+/* ---- Iceberg row positions and their application (ice_dml.c) ------------------------------ */
+
+typedef struct ice_file_positions {
+    char *path;                /* in the owning ice_positions' arena */
+    ice_roaring pos;           /* row positions in the data file */
+} ice_file_positions;
+
+/* Positions per data file. Paths live in arena a; the file array and bitmaps are heap memory
+ * freed by ice_positions_reset. */
+typedef struct ice_positions {
+    arena *a;
+    ice_file_positions *files;
+    uint32_t n_files, cap_files, last;
+} ice_positions;
+
+void ice_positions_init(ice_positions *p, arena *a);
+/* Frees the bitmaps and the file array (the paths go with the arena). Safe after init. */
+void ice_positions_reset(ice_positions *p);
+/* Adds position pos of data file path[0..len). *added (may be NULL) tells whether it was new.
+ * On error (out of memory) p keeps what it had. */
+int ice_positions_add(ice_positions *p, const char *path, uint32_t len, uint64_t pos,
+                      bool *added, sqe_error *err);
+
+/* Applies a row-level change to w->table and commits it as one snapshot: the rows at positions
+ * p are removed (merge-on-read when mor: position delete files in v2, deletion vectors in v3;
+ * otherwise copy-on-write: the affected data files are rewritten without those rows, through w,
+ * reading them with `table`, the statement's name of the table) and the rows already written
+ * to w are added. Operation "append" when nothing was removed, "delete" when no data file was
+ * added, else "overwrite". The writer is finished here (engine_ice_writer_end still frees w).
+ * On error the table is unchanged and every file written is deleted. */
+int ice_dml_apply(ice_insert *w, ice_positions *p, bool mor, const sql_qname *table,
+                  sqe_error *err);
+
+/* True when the table's `property` (write.delete.mode, write.update.mode, write.merge.mode)
+ * is merge-on-read and the format allows it (v2 and later). */
+bool ice_dml_merge_on_read(const cat_table *t, const char *property);
+
+/* MERGE into Iceberg table t (ice_merge.c): write.merge.mode picks copy-on-write or
+ * merge-on-read; one commit. *rows gets the rows inserted + updated + deleted. */
+int engine_ice_merge(sqe_conn *conn, cat_table *t, const merge_plan *p, const vec *const *params,
+                     uint32_t n_params, int64_t *rows, sqe_error *err);
 
 #endif

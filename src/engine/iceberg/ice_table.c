@@ -11,28 +11,18 @@
  * procedures are ice_procedures.c's (engine_ice_call).
  */
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "engine/merge_int.h"
 #include "engine/table_impl.h"
 
 static int ice_insert_rows(sqe_conn *conn, const sql_query *q, engine_insert_target *it,
                            const vec *const *params, uint32_t n_params, int64_t *rows,
                            sqe_error *err) {
-    sqe_result *r;
-    SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
-    bound_query bq;
     ice_insert *ins;
     int rc = engine_ice_insert_begin(conn, it->table, &ins, err);
     if (!rc)
-        rc = engine_plan_query_hook_sink(conn, q, params, n_params, engine_insert_projection, it,
-                                         ice_insert_sink, ins, r, &bq, err);
-    while (!rc) {
-        const vec_chunk *c;
-        rc = exec_query_next(r->query, &c, err); /* runs the query; the sink gets the rows */
-        if (rc || !c) break;
-        if (c->count) rc = ice_insert_sink(ins, c, err);
-    }
-    sqe_result_destroy(r);
+        rc = engine_dml_run(conn, q, params, n_params, engine_insert_projection, it,
+                            ice_insert_sink, ins, err);
     if (!rc && !ins) return SQE_OK;
     int frc = engine_ice_insert_finish(ins, rc == SQE_OK, rows, rc ? NULL : err);
     return rc ? rc : frc;

@@ -25,7 +25,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "io/path_policy.h"
 #include "vec/vec_format.h"
 

@@ -18,7 +18,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/metadata_update.h"
 
 typedef struct alter_ctx {
