@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io.h"
-#include "io/sts.h"
 
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -112,14 +110,17 @@ cat_view *cat_view_copy(const char *catalog_name, const cat_view *def) {
 int catalog_open_ops(const char *name, const catalog_ops *ops, void *impl, mem_tracker *tracker,
                      catalog **out, sqe_error *err) {
     catalog *c = calloc(1, sizeof *c);
-    if (c) {
-        pthread_mutex_init(&c->lock, NULL);
-        c->ops = ops;
-        c->impl = impl;
-        c->tracker = tracker;
+    if (!c) {
+        catalog tmp = {.ops = ops, .impl = impl}; /* impl is ours: freed as c would free it */
+        if (ops->destroy) ops->destroy(&tmp);
+        return err_nomem(err, "catalog");
     }
-    if (!c || !(c->name = strdup(name))) {
-        catalog_destroy(c); /* impl is ours: freed as the catalog would free it */
+    pthread_mutex_init(&c->lock, NULL);
+    c->ops = ops;
+    c->impl = impl;
+    c->tracker = tracker;
+    if (!(c->name = strdup(name))) {
+        catalog_destroy(c);
         return err_nomem(err, "catalog");
     }
     *out = c;
@@ -129,10 +130,6 @@ int catalog_open_ops(const char *name, const catalog_ops *ops, void *impl, mem_t
 void catalog_destroy(catalog *c) {
     if (!c) return;
     if (c->ops->destroy) c->ops->destroy(c);
-    io_identity_unref(c->static_io);
-    io_sts_destroy(c->sts);
-    free(c->s3_endpoint);
-    free(c->s3_region);
     free(c->name);
     pthread_mutex_destroy(&c->lock);
     free(c);

@@ -103,16 +103,9 @@ typedef struct catalog {
     uint32_t cap_schemas;
     pthread_mutex_t lock;
     mem_tracker *tracker;
-    struct ice_backend *iceberg; /* Iceberg catalogs: the backend (ice_backend.h); the
-                                    schema/table lists above are then unused */
-    /* Iceberg catalogs: where the table files are when loadTable does not say, and the static
-     * keys used when it vends none (catalog_iceberg_set_storage); owned */
-    char *s3_endpoint, *s3_region;
-    bool s3_path_style;
-    struct io_identity *static_io;   /* a reference, or NULL */
-    bool vended_only;                /* never use static_io */
-    struct io_sts *sts;              /* STS AssumeRoleWithWebIdentity with the user's token when
-                                        the catalog vends nothing (sts.h), or NULL; owned */
+    struct ice_backend *iceberg; /* Iceberg catalogs: the backend (ice_backend.h), NULL for
+                                    others. Only catalog_iceberg.c reads it (cli_catalogs.c
+                                    still tests it to know a catalog takes storage settings) */
 } catalog;
 
 /* Creates the memory catalog `name` with an empty schema "default" (catalog_memory.c). Caller

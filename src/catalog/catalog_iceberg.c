@@ -31,6 +31,18 @@ static const table_ops icat_table_ops = {
     .free = icat_table_free,
 };
 static const catalog_ops icat_catalog_ops;
+
+/* An Iceberg catalog's state beyond its backend (catalog.impl): where the table files are when
+ * loadTable does not say, and the credentials used when it vends none
+ * (catalog_iceberg_set_storage). */
+typedef struct icat_storage {
+    char *s3_endpoint, *s3_region;
+    bool s3_path_style;
+    io_identity *static_io; /* a reference, or NULL */
+    bool vended_only;       /* never use static_io */
+    io_sts *sts;            /* STS with the user's own token, or NULL */
+} icat_storage;
+#define ST(c) ((icat_storage *)(c)->impl)
 static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
                                  const char *name, bool if_exists, bool purge, sqe_error *err);
 
@@ -41,9 +53,14 @@ static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 int catalog_open_iceberg_backend(const char *name, ice_backend *backend, mem_tracker *tracker,
                                  catalog **out, sqe_error *err) {
+    icat_storage *st = calloc(1, sizeof *st);
+    if (!st) {
+        ice_backend_close(backend);
+        return err_nomem(err, "catalog");
+    }
     catalog *c;
-    int rc = catalog_open_ops(name, &icat_catalog_ops, NULL, tracker, &c, err);
-    if (rc) {
+    int rc = catalog_open_ops(name, &icat_catalog_ops, st, tracker, &c, err);
+    if (rc) { /* st went with the catalog */
         ice_backend_close(backend);
         return rc;
     }
@@ -166,6 +183,9 @@ static bool empty(const char *s) { return !s || !*s; }
 static const char *or_null(const char *s) { return empty(s) ? NULL : s; }
 
 int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, sqe_error *err) {
+    if (c->ops != &icat_catalog_ops)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "catalog '%s' is not an Iceberg catalog",
+                       c->name);
     io_identity *io = NULL;
     if (!empty(cfg->s3_access_key_id) || !empty(cfg->s3_secret_access_key)) {
         io_identity_config ic = {cfg->s3_access_key_id, cfg->s3_secret_access_key,
@@ -200,16 +220,16 @@ int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, s
         io_sts_destroy(sts);
         return err_nomem(err, "catalog storage");
     }
-    free(c->s3_endpoint);
-    free(c->s3_region);
-    io_identity_unref(c->static_io);
-    io_sts_destroy(c->sts);
-    c->s3_endpoint = ep;
-    c->s3_region = rg;
-    c->s3_path_style = cfg->s3_path_style;
-    c->static_io = io;
-    c->sts = sts;
-    c->vended_only = cfg->vended_only;
+    free(ST(c)->s3_endpoint);
+    free(ST(c)->s3_region);
+    io_identity_unref(ST(c)->static_io);
+    io_sts_destroy(ST(c)->sts);
+    ST(c)->s3_endpoint = ep;
+    ST(c)->s3_region = rg;
+    ST(c)->s3_path_style = cfg->s3_path_style;
+    ST(c)->static_io = io;
+    ST(c)->sts = sts;
+    ST(c)->vended_only = cfg->vended_only;
     return SQE_OK;
 }
 
@@ -227,7 +247,7 @@ static int table_identity(catalog *c, const sqe_principal *who, const char *ns, 
                           io_identity **out, sqe_error *err) {
     *out = NULL;
     if (!rest_backend_is_rest(c->iceberg)) {
-        *out = c->vended_only ? NULL : io_identity_ref(c->static_io);
+        *out = ST(c)->vended_only ? NULL : io_identity_ref(ST(c)->static_io);
         return SQE_OK;
     }
     arena a;
@@ -244,21 +264,21 @@ static int table_identity(catalog *c, const sqe_principal *who, const char *ns, 
             .secret_access_key = ice_kv_get(&cfg, "s3.secret-access-key"),
             .session_token = ice_kv_get(&cfg, "s3.session-token"),
             .endpoint = or_null(ice_kv_get(&cfg, "s3.endpoint")) ? ice_kv_get(&cfg, "s3.endpoint")
-                                                                : c->s3_endpoint,
-            .region = region ? region : c->s3_region,
-            .path_style = ps ? kv_true(ps) : c->s3_path_style,
+                                                                : ST(c)->s3_endpoint,
+            .region = region ? region : ST(c)->s3_region,
+            .path_style = ps ? kv_true(ps) : ST(c)->s3_path_style,
         };
         rc = io_identity_create(&ic, out, err);
         if (rc)
             err_prefix(err, "Table '%s.%s.%s': the storage credentials the catalog vended", c->name,
                        ns, name);
-    } else if (!rc && c->sts && who && who->token) {
+    } else if (!rc && ST(c)->sts && who && who->token) {
         /* the user's own token is the web identity: a failure is the user's, never a reason
          * to fall back to keys that are not theirs */
-        rc = io_sts_identity(c->sts, who->token, out, err);
+        rc = io_sts_identity(ST(c)->sts, who->token, out, err);
         if (rc) err_prefix(err, "Table '%s.%s.%s': storage credentials", c->name, ns, name);
-    } else if (!rc && !c->vended_only) {
-        *out = io_identity_ref(c->static_io);
+    } else if (!rc && !ST(c)->vended_only) {
+        *out = io_identity_ref(ST(c)->static_io);
     }
     arena_destroy(&a);
     return rc;
@@ -451,10 +471,18 @@ static int icat_get_view(catalog *c, const char *schema, const char *name, cat_v
                    name);
 }
 
-/* Closes the backend (the storage settings are the generic catalog's fields). */
+/* Closes the backend and frees the storage settings. */
 static void icat_destroy(catalog *c) {
     ice_backend_close(c->iceberg);
     c->iceberg = NULL;
+    icat_storage *st = ST(c);
+    if (!st) return;
+    io_identity_unref(st->static_io);
+    io_sts_destroy(st->sts);
+    free(st->s3_endpoint);
+    free(st->s3_region);
+    free(st);
+    c->impl = NULL;
 }
 
 static const catalog_ops icat_catalog_ops = {

@@ -10,9 +10,8 @@
  * wrapping catalog (catalog_open_ops) keeps its inner catalog's kind, so its tables are written
  * by the same code, and their commits reach the catalog through catalog_commit, which it sees.
  *
- * Implementations: the memory tables (mem_table.c) and Iceberg tables (ice_table.c, over
- * ice_ddl.c, ice_write.c, ice_dml.c, ice_merge.c, ice_alter.c, ice_refs.c,
- * ice_procedures.c). An entry point a kind does not have is NULL: the caller answers
+ * Implementations: the memory tables (mem_table.c) and Iceberg tables (iceberg/ice_table.c,
+ * over the other files of engine/iceberg/). An entry point a kind does not have is NULL: the caller answers
  * NOT_SUPPORTED with the message documented at the field.
  *
  * Add a kind: a value in cat_kind, a file filling engine_table_impl, its entry in
@@ -86,7 +85,7 @@ typedef struct engine_table_impl {
 } engine_table_impl;
 
 extern const engine_table_impl engine_mem_table_impl;  /* mem_table.c */
-extern const engine_table_impl engine_ice_table_impl;  /* ice_table.c */
+extern const engine_table_impl engine_ice_table_impl;  /* iceberg/ice_table.c */
 
 /* The entry points for t's kind / for the tables of catalog c (never NULL; static). */
 const engine_table_impl *engine_table_impl_of(const cat_table *t);
