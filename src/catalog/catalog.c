@@ -214,8 +214,8 @@ int catalog_create_table_meta(catalog *c, const sqe_principal *who, const char *
     return c->ops->create_table_meta(c, who, schema, name, m, if_not_exists, created, err);
 }
 
-int catalog_commit(catalog *c, const struct ice_table_ref *base, const struct ice_metadata *new_meta,
-                   sqe_error *err) {
+int catalog_commit(catalog *c, const struct ice_table_ref *base,
+                   const struct ice_metadata *new_meta, sqe_error *err) {
     if (!c->ops->commit) return unsupported(c, "Iceberg commits", err);
     return c->ops->commit(c, base, new_meta, err);
 }

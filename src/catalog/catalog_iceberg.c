@@ -93,13 +93,13 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
 }
 
 static int icat_rename_table(catalog *c, const sqe_principal *who, const char *schema,
-                                 const char *name, const char *to_schema, const char *to_name,
-                                 sqe_error *err) {
+                             const char *name, const char *to_schema, const char *to_name,
+                             sqe_error *err) {
     return BK(c)->rename_table(c->iceberg->impl, who, schema, name, to_schema, to_name, err);
 }
 
 static int icat_create_schema(catalog *c, const sqe_principal *who, const char *schema,
-                                  bool if_not_exists, sqe_error *err) {
+                              bool if_not_exists, sqe_error *err) {
     int rc = BK(c)->create_namespace(c->iceberg->impl, who, schema, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
         if (if_not_exists) return SQE_OK;
@@ -116,7 +116,7 @@ static bool icat_has_schema(catalog *c, const sqe_principal *who, const char *sc
 }
 
 static int icat_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
-                                bool if_exists, bool cascade, sqe_error *err) {
+                            bool if_exists, bool cascade, sqe_error *err) {
     if (!icat_has_schema(c, who, schema)) {
         if (if_exists) return SQE_OK;
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
@@ -140,12 +140,12 @@ static int icat_drop_schema(catalog *c, const sqe_principal *who, const char *sc
 }
 
 static int icat_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
-                                 uint32_t *n, sqe_error *err) {
+                             uint32_t *n, sqe_error *err) {
     return BK(c)->list_namespaces(c->iceberg->impl, who, NULL, a, names, n, err);
 }
 
-static int icat_list_tables(catalog *c, const sqe_principal *who, const char *schema,
-                                arena *a, char ***names, uint32_t *n, sqe_error *err) {
+static int icat_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
+                            char ***names, uint32_t *n, sqe_error *err) {
     int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, a, names, n, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
@@ -285,7 +285,7 @@ static int table_identity(catalog *c, const sqe_principal *who, const char *ns, 
 }
 
 static int icat_get_table(catalog *c, const sqe_principal *who, const char *schema,
-                              const char *name, cat_table **out, sqe_error *err) {
+                          const char *name, cat_table **out, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     ice_table_ref *ref = ARENA_NEW(&a, ice_table_ref);
@@ -371,7 +371,7 @@ static int purge_list(catalog *c, const sqe_principal *who, const char *schema,
 }
 
 static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
-                               const char *name, bool if_exists, bool purge, sqe_error *err) {
+                                 const char *name, bool if_exists, bool purge, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     ice_path_set files;
@@ -401,7 +401,7 @@ static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const cha
 }
 
 static int icat_default_location(catalog *c, const sqe_principal *who, const char *schema,
-                                     const char *name, arena *a, char **out, sqe_error *err) {
+                                 const char *name, arena *a, char **out, sqe_error *err) {
     int rc = BK(c)->default_table_location(c->iceberg->impl, who, schema, name, a, out, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
@@ -410,8 +410,8 @@ static int icat_default_location(catalog *c, const sqe_principal *who, const cha
 }
 
 static int icat_create_table(catalog *c, const sqe_principal *who, const char *schema,
-                                 const char *name, ice_metadata *m, bool if_not_exists,
-                                 bool *created, sqe_error *err) {
+                             const char *name, ice_metadata *m, bool if_not_exists, bool *created,
+                             sqe_error *err) {
     if (created) *created = false;
     arena a;
     arena_init(&a, NULL);
@@ -439,7 +439,7 @@ static int icat_create_table(catalog *c, const sqe_principal *who, const char *s
 }
 
 static int icat_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
-                           sqe_error *err) {
+                       sqe_error *err) {
     /* the commit goes out as the user who loaded base, whatever thread runs it */
     arena a;
     arena_init(&a, NULL);
@@ -453,19 +453,19 @@ static int icat_commit(catalog *c, const ice_table_ref *base, const ice_metadata
 
 static int icat_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
     (void)def, (void)or_replace;
-    return err_set(err, SQE_ERR_NOT_SUPPORTED, "Views are not supported in Iceberg catalog '%s' yet",
-                   c->name);
+    return err_set(err, SQE_ERR_NOT_SUPPORTED,
+                   "Views are not supported in Iceberg catalog '%s' yet", c->name);
 }
 
 static int icat_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
-                         sqe_error *err) {
+                          sqe_error *err) {
     if (if_exists) return SQE_OK;
     return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
                    name);
 }
 
 static int icat_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
-                        sqe_error *err) {
+                         sqe_error *err) {
     (void)out;
     return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
                    name);

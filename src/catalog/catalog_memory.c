@@ -86,7 +86,7 @@ static void mem_destroy(catalog *c) {
 }
 
 static int mem_create_schema(catalog *c, const sqe_principal *who, const char *schema,
-                          bool if_not_exists, sqe_error *err) {
+                             bool if_not_exists, sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     if (find_schema(c, schema)) {
@@ -108,7 +108,7 @@ static bool mem_has_schema(catalog *c, const sqe_principal *who, const char *sch
 }
 
 static int mem_drop_schema(catalog *c, const sqe_principal *who, const char *schema, bool if_exists,
-                        bool cascade, sqe_error *err) {
+                           bool cascade, sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     uint32_t idx = 0;
@@ -129,9 +129,9 @@ static int mem_drop_schema(catalog *c, const sqe_principal *who, const char *sch
     return rc;
 }
 
-static int mem_create_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
-                         const cat_column *columns, uint32_t n_columns, bool if_not_exists,
-                         cat_table **out, sqe_error *err) {
+static int mem_create_table(catalog *c, const sqe_principal *who, const char *schema,
+                            const char *name, const cat_column *columns, uint32_t n_columns,
+                            bool if_not_exists, cat_table **out, sqe_error *err) {
     if (out) *out = NULL;
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
@@ -225,7 +225,7 @@ static int mem_drop_table(catalog *c, const sqe_principal *who, const char *sche
 }
 
 static int mem_get_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
-                      cat_table **out, sqe_error *err) {
+                         cat_table **out, sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -248,7 +248,7 @@ static int cmp_names(const void *a, const void *b) {
 }
 
 static int mem_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
-                         uint32_t *n, sqe_error *err) {
+                            uint32_t *n, sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     char **out = ARENA_ARRAY(a, char *, c->n_schemas + 1);
     uint32_t count = 0;
@@ -263,7 +263,7 @@ static int mem_list_schemas(catalog *c, const sqe_principal *who, arena *a, char
 }
 
 static int mem_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
-                        char ***names, uint32_t *n, sqe_error *err) {
+                           char ***names, uint32_t *n, sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -320,7 +320,7 @@ static int mem_create_view(catalog *c, const cat_view *def, bool or_replace, sqe
 }
 
 static int mem_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
-                      sqe_error *err) {
+                         sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);
@@ -348,7 +348,7 @@ static int mem_drop_view(catalog *c, const char *schema, const char *name, bool 
 }
 
 static int mem_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
-                     sqe_error *err) {
+                        sqe_error *err) {
     pthread_mutex_lock(&c->lock);
     int rc = SQE_OK;
     cat_schema *s = find_schema(c, schema);

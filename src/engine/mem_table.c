@@ -44,8 +44,8 @@ static int append_rows(sqe_conn *conn, const sql_query *q, engine_insert_target 
     sqe_result *r;
     SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
     bound_query bq;
-    int rc = engine_plan_query_hook(conn, q, params, n_params, false, engine_insert_projection, it, r,
-                                    &bq, err);
+    int rc = engine_plan_query_hook(conn, q, params, n_params, false, engine_insert_projection, it,
+                                    r, &bq, err);
     cat_append ap;
     cat_append_init(&ap, it->table);
     while (!rc) {

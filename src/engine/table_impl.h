@@ -11,8 +11,8 @@
  * by the same code, and their commits reach the catalog through catalog_commit, which it sees.
  *
  * Implementations: the memory tables (mem_table.c) and Iceberg tables (iceberg/ice_table.c,
- * over the other files of engine/iceberg/). An entry point a kind does not have is NULL: the caller answers
- * NOT_SUPPORTED with the message documented at the field.
+ * over the other files of engine/iceberg/). An entry point a kind does not have is NULL: the
+ * caller answers NOT_SUPPORTED with the message documented at the field.
  *
  * Add a kind: a value in cat_kind, a file filling engine_table_impl, its entry in
  * table_impl.c, and the catalog_ops / table_ops of its catalog.

@@ -41,7 +41,8 @@ static const char *const op_names[N_OPS] = {
     "get_table", "create_table", "drop_table", "rename_table", "default_location",
     "create_table_meta", "commit", "create_view", "drop_view", "get_view"};
 /* every slot of catalog_ops after kind and type is one of the above, in order */
-_Static_assert(sizeof(catalog_ops) == offsetof(catalog_ops, destroy) + N_OPS * sizeof(void (*)(void)),
+_Static_assert(sizeof(catalog_ops) ==
+                   offsetof(catalog_ops, destroy) + N_OPS * sizeof(void (*)(void)),
                "a new catalog_ops slot needs a pass-through here");
 
 typedef struct wrap {
@@ -315,7 +316,8 @@ static void test_every_operation_goes_through_the_wrapper(void **state) {
     arena_destroy(&a);
     /* every slot but destroy (checked at teardown) was called through a wrapper */
     for (int op = OP_LIST_SCHEMAS; op < N_OPS; op++)
-        if (!g_calls[op]) fail_msg("catalog_ops.%s was never called through the wrapper", op_names[op]);
+        if (!g_calls[op])
+            fail_msg("catalog_ops.%s was never called through the wrapper", op_names[op]);
     assert_true(f->mem->calls[OP_CREATE_TABLE] == 1 && f->mem->calls[OP_CREATE_VIEW] == 1);
 }
 
