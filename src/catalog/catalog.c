@@ -5,7 +5,8 @@
  * INTERFACE: catalog_open_ops, catalog_destroy, catalog_{create,drop,has,list}_schema(s),
  *   catalog_{create,drop,get,list,rename}_table(s), catalog_drop_table_purge,
  *   catalog_{create,drop,get}_view, catalog_default_location, catalog_create_table_meta,
- *   catalog_commit, cat_table_ref/unref, cat_view_ref/unref, cat_view_copy.
+ *   catalog_commit, cat_table_ref/unref, cat_table_snapshot_id, cat_view_ref/unref,
+ *   cat_view_copy.
  * NOTES: implementations: catalog_memory.c (memory), catalog_iceberg.c (Iceberg). An operation
  * an implementation leaves NULL answers NOT_SUPPORTED naming the catalog, except the view
  * lookups, which answer as a catalog without views does (no view of that name). A table is
@@ -133,6 +134,10 @@ void catalog_destroy(catalog *c) {
     free(c->name);
     pthread_mutex_destroy(&c->lock);
     free(c);
+}
+
+int64_t cat_table_snapshot_id(const cat_table *t) {
+    return t->ops->snapshot_id ? t->ops->snapshot_id(t) : -1;
 }
 
 static int unsupported(catalog *c, const char *what, sqe_error *err) {

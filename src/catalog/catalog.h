@@ -171,6 +171,8 @@ int catalog_list_tables(catalog *c, const sqe_principal *who, const char *schema
 
 void cat_table_ref(cat_table *t);
 void cat_table_unref(cat_table *t);
+/* The version t reads (table_ops.snapshot_id): an Iceberg snapshot id, -1 when none. */
+int64_t cat_table_snapshot_id(const cat_table *t);
 
 /* Creates view def->schema.def->name from def (its sql, ctx_*, columns and comment; the other
  * fields are ignored). Everything is copied. Fails with NOT_FOUND (no schema, as Trino's memory

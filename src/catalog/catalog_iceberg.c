@@ -26,9 +26,13 @@
 #include "io/sts.h"
 
 static void icat_table_free(cat_table *t);
+static int64_t icat_table_snapshot_id(const cat_table *t) {
+    return t->ice ? t->ice->meta->current_snapshot_id : -1;
+}
 static const table_ops icat_table_ops = {
     .kind = CAT_KIND_ICEBERG,
     .free = icat_table_free,
+    .snapshot_id = icat_table_snapshot_id,
 };
 static const catalog_ops icat_catalog_ops;
 

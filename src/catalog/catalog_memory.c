@@ -32,10 +32,12 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
 }
 
 static void mem_table_free(cat_table *t) { (void)t; }
+static int64_t mem_table_snapshot_id(const cat_table *t) { (void)t; return -1; }
 
 static const table_ops mem_table_ops = {
     .kind = CAT_KIND_MEMORY,
     .free = mem_table_free,
+    .snapshot_id = mem_table_snapshot_id,
 };
 
 static void schema_free(cat_schema *s) {

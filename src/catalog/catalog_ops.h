@@ -97,6 +97,10 @@ typedef struct table_ops {
     cat_kind kind;        /* selects the engine's entry points (engine/table_impl.h) */
     /* Frees the implementation's part of t (called once, when the last reference goes). */
     void (*free)(struct cat_table *t);
+    /* The version this reference reads: the Iceberg snapshot id (-1 for a table without
+     * snapshots); -1 for tables without versions (memory). What statement effects and audit
+     * report as the snapshot read or written. */
+    int64_t (*snapshot_id)(const struct cat_table *t);
 } table_ops;
 
 #endif

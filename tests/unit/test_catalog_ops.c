@@ -9,7 +9,8 @@
  * (catalog_default_location); a refused operation fails the statement with PERMISSION_DENIED
  * and changes nothing (a refused commit leaves the Iceberg table's rows as they were, a
  * refused drop leaves the table); the wrapper keeps its inner catalog's kind, so the engine
- * writes the wrapped tables with the same code (engine/table_impl.h).
+ * writes the wrapped tables with the same code (engine/table_impl.h); a looked-up table's
+ * version (cat_table_snapshot_id) is the snapshot its $snapshots table shows as current.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -282,6 +283,21 @@ static void test_every_operation_goes_through_the_wrapper(void **state) {
     ok(f, "ALTER TABLE iceberg.s.t SET PROPERTIES format_version = 2");
     assert_int_equal(f->ice->calls[OP_COMMIT], commits + 5);
     expect(f, "SELECT count(*) FROM iceberg.s.t", "3");
+    /* the version a lookup resolves to is the table's current snapshot */
+    char snap[64];
+    assert_int_equal(run(f, "SELECT snapshot_id FROM iceberg.s.\"t$snapshots\" WHERE snapshot_id "
+                            "NOT IN (SELECT parent_id FROM iceberg.s.\"t$snapshots\" "
+                            "WHERE parent_id IS NOT NULL)", snap, sizeof snap), SQE_OK);
+    cat_table *t = NULL;
+    sqe_error terr = {0};
+    catalog *icat = NULL;
+    for (uint32_t i = 0; i < f->db->n_catalogs; i++)
+        if (!strcmp(f->db->catalogs[i]->name, "iceberg")) icat = f->db->catalogs[i];
+    assert_int_equal(catalog_get_table(icat, NULL, "s", "t", &t, &terr), SQE_OK);
+    char want[64];
+    snprintf(want, sizeof want, "%lld", (long long)cat_table_snapshot_id(t));
+    assert_string_equal(snap, want);
+    cat_table_unref(t);
     expect(f, "SELECT count(*) FROM iceberg.s.\"t$snapshots\"", "4");
     ok(f, "ALTER TABLE iceberg.s.t RENAME TO iceberg.s.u");
     assert_int_equal(f->ice->calls[OP_RENAME_TABLE], 1);
