@@ -5,7 +5,7 @@
  *
  * INTERFACE: engine_ddl, engine_insert_projection (table_impl.h).
  * NOTES: this file resolves names, checks columns and builds the INSERT projection; the writes
- * themselves go through the table's engine_table_impl (table_impl.h: mem_table.c, ice_table.c),
+ * themselves go through the table's engine_table_impl (table_impl.h: mem_table.c, iceberg/ice_table.c),
  * never asking which kind of table it is. Writes are all-or-nothing; a table created by CTAS
  * is dropped again when its INSERT fails.
  * CREATE VIEW binds the query once to record its column names and types (Trino's view
@@ -156,8 +156,9 @@ static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *param
         it.n_cols = (uint32_t)cl->n;
     }
     int64_t rows = 0;
-    if (!rc) rc = engine_table_impl_of(t)->insert(conn, st->u.insert.query, &it, params, n_params, &rows,
-                                             err);
+    if (!rc)
+        rc = engine_table_impl_of(t)->insert(conn, st->u.insert.query, &it, params, n_params,
+                                             &rows, err);
     free(cols);
     cat_table_unref(t);
     SQE_TRY(rc);
