@@ -332,7 +332,7 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
     }
     cat_table *t;
     const char *dollar = strchr(name, '$');
-    if (dollar && dollar != name && cat->iceberg) {
+    if (dollar && dollar != name && cat->ops->kind == CAT_KIND_ICEBERG) {
         const char *base = arena_strndup(b->pctx->arena, name, (size_t)(dollar - name));
         BIND_CHECK(b, base);
         if (catalog_get_table(cat, b->env->principal, schema, base, &t, NULL) == SQE_OK)

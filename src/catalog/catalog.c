@@ -1,39 +1,25 @@
 /*
- * catalog.c: the in-memory catalog (see catalog.h).
+ * catalog.c: the generic catalog (see catalog.h, catalog_ops.h): every catalog_* function is one
+ * call through c->ops; tables and views are reference-counted here, whatever their catalog.
  *
- * INTERFACE: catalog_create/destroy, catalog_{create,drop,has}_schema,
- *   catalog_{create,drop,get}_table, catalog_{create,drop,get}_view, catalog_list_{schemas,tables},
- *   cat_table_ref/unref, cat_view_ref/unref, cat_append_*, cat_table_truncate,
- *   cat_table_snapshot, cat_snapshot_destroy.
- * NOTES: committed chunks are immutable, so readers copy the chunk pointer list under the
- * table lock and then read without locks. TRUNCATE moves chunks to a retired list that is freed
- * with the table, so a concurrent reader's snapshot stays valid. Lists are small arrays: the
- * number of schemas and tables in an embedded catalog is small. Views live in their own list of
- * the schema but share the tables' namespace: every create checks both lists under the catalog
- * lock. A view is immutable, so CREATE OR REPLACE builds a new object and swaps it in.
+ * INTERFACE: catalog_open_ops, catalog_destroy, catalog_{create,drop,has,list}_schema(s),
+ *   catalog_{create,drop,get,list,rename}_table(s), catalog_drop_table_purge,
+ *   catalog_{create,drop,get}_view, catalog_default_location, catalog_create_table_meta,
+ *   catalog_commit, cat_table_ref/unref, cat_table_snapshot_id, cat_view_ref/unref,
+ *   cat_view_copy.
+ * NOTES: implementations: catalog_memory.c (memory), catalog_iceberg.c (Iceberg). An operation
+ * an implementation leaves NULL answers NOT_SUPPORTED naming the catalog, except the view
+ * lookups, which answer as a catalog without views does (no view of that name). A table is
+ * freed in two steps: its implementation's part (t->ops->free), then the generic part (names,
+ * columns, the memory data lists, which are empty for other kinds).
  */
 #include "catalog/catalog.h"
-
-#include "catalog/catalog_iceberg.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io.h"
-#include "io/sts.h"
 
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
-
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    uint32_t n = *cap ? *cap * 2 : 8;
-    while (n < need) n *= 2;
-    void *p = realloc(*arr, (size_t)n * elem);
-    if (!p) return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
 
 static void table_data_free(mem_table_data *d) {
     for (uint32_t i = 0; i < d->n_chunks; i++) {
@@ -47,7 +33,7 @@ static void table_data_free(mem_table_data *d) {
 }
 
 static void table_free(cat_table *t) {
-    if (t->ice) catalog_iceberg_table_free(t);
+    if (t->ops && t->ops->free) t->ops->free(t);
     free(t->stats);
     table_data_free(&t->data);
     table_data_free(&t->retired);
@@ -92,287 +78,7 @@ void cat_view_unref(cat_view *v) {
     if (v && atomic_fetch_sub(&v->refs, 1) == 1) view_free(v);
 }
 
-static void schema_free(cat_schema *s) {
-    for (uint32_t i = 0; i < s->n_tables; i++) cat_table_unref(s->tables[i]);
-    free(s->tables);
-    for (uint32_t i = 0; i < s->n_views; i++) cat_view_unref(s->views[i]);
-    free(s->views);
-    free(s->name);
-    free(s);
-}
-
-static cat_schema *find_schema(catalog *c, const char *name) {
-    for (uint32_t i = 0; i < c->n_schemas; i++)
-        if (strcmp(c->schemas[i]->name, name) == 0) return c->schemas[i];
-    return NULL;
-}
-
-static int find_table_idx(cat_schema *s, const char *name) {
-    for (uint32_t i = 0; i < s->n_tables; i++)
-        if (strcmp(s->tables[i]->name, name) == 0) return (int)i;
-    return -1;
-}
-
-static int find_view_idx(cat_schema *s, const char *name) {
-    for (uint32_t i = 0; i < s->n_views; i++)
-        if (strcmp(s->views[i]->name, name) == 0) return (int)i;
-    return -1;
-}
-
-static int add_schema(catalog *c, const char *name, sqe_error *err) {
-    cat_schema *s = calloc(1, sizeof *s);
-    if (!s || !(s->name = strdup(name)) ||
-        grow((void **)&c->schemas, &c->cap_schemas, c->n_schemas + 1, sizeof(cat_schema *))) {
-        if (s) free(s->name);
-        free(s);
-        return err_nomem(err, "schema");
-    }
-    c->schemas[c->n_schemas++] = s;
-    return SQE_OK;
-}
-
-int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_error *err) {
-    catalog *c = calloc(1, sizeof *c);
-    if (!c || !(c->name = strdup(name))) {
-        free(c);
-        return err_nomem(err, "catalog");
-    }
-    pthread_mutex_init(&c->lock, NULL);
-    c->tracker = tracker;
-    int rc = add_schema(c, "default", err);
-    if (rc) {
-        catalog_destroy(c);
-        return rc;
-    }
-    *out = c;
-    return SQE_OK;
-}
-
-void catalog_destroy(catalog *c) {
-    if (!c) return;
-    ice_backend_close(c->iceberg);
-    io_identity_unref(c->static_io);
-    io_sts_destroy(c->sts);
-    free(c->s3_endpoint);
-    free(c->s3_region);
-    for (uint32_t i = 0; i < c->n_schemas; i++) schema_free(c->schemas[i]);
-    free(c->schemas);
-    free(c->name);
-    pthread_mutex_destroy(&c->lock);
-    free(c);
-}
-
-int catalog_create_schema(catalog *c, const sqe_principal *who, const char *schema,
-                          bool if_not_exists, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_create_schema(c, who, schema, if_not_exists, err);
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    if (find_schema(c, schema)) {
-        if (!if_not_exists)
-            rc = err_set(err, SQE_ERR_SCHEMA_ALREADY_EXISTS, "Schema '%s.%s' already exists",
-                         c->name, schema);
-    } else {
-        rc = add_schema(c, schema, err);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-bool catalog_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
-    if (c->iceberg) return catalog_iceberg_has_schema(c, who, schema);
-    pthread_mutex_lock(&c->lock);
-    bool found = find_schema(c, schema) != NULL;
-    pthread_mutex_unlock(&c->lock);
-    return found;
-}
-
-int catalog_drop_schema(catalog *c, const sqe_principal *who, const char *schema, bool if_exists,
-                        bool cascade, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_drop_schema(c, who, schema, if_exists, cascade, err);
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    uint32_t idx = 0;
-    while (idx < c->n_schemas && strcmp(c->schemas[idx]->name, schema) != 0) idx++;
-    if (idx == c->n_schemas) {
-        if (!if_exists)
-            rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
-                         schema);
-    } else if ((c->schemas[idx]->n_tables > 0 || c->schemas[idx]->n_views > 0) && !cascade) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_EMPTY, "Cannot drop non-empty schema '%s'", schema);
-    } else {
-        schema_free(c->schemas[idx]);
-        memmove(&c->schemas[idx], &c->schemas[idx + 1],
-                (c->n_schemas - idx - 1) * sizeof(cat_schema *));
-        c->n_schemas--;
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-int catalog_create_table(catalog *c, const char *schema, const char *name,
-                         const cat_column *columns, uint32_t n_columns, bool if_not_exists,
-                         cat_table **out, sqe_error *err) {
-    if (c->iceberg)
-        return err_set(err, SQE_ERR_NOT_SUPPORTED, "Iceberg tables are created through catalog_iceberg_create_table");
-    if (out) *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, schema);
-    cat_table *t = NULL;
-    if (!s) { /* NOT_FOUND as Trino's memory connector */
-        rc = err_set(err, SQE_ERR_NOT_FOUND, "Schema %s not found", schema);
-        goto out_unlock;
-    }
-    if (find_view_idx(s, name) >= 0) {
-        /* As Trino: IF NOT EXISTS is satisfied by a view of that name too (nothing is created). */
-        if (!if_not_exists)
-            rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
-                         c->name, schema, name);
-        goto out_unlock;
-    }
-    int existing = find_table_idx(s, name);
-    if (existing >= 0) {
-        if (if_not_exists) {
-            if (out) {
-                *out = s->tables[existing];
-                cat_table_ref(*out);
-            }
-        } else {
-            rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "Table '%s.%s.%s' already exists",
-                         c->name, schema, name);
-        }
-        goto out_unlock;
-    }
-    t = calloc(1, sizeof *t);
-    if (!t) goto out_nomem;
-    atomic_store(&t->refs, 1);
-    pthread_mutex_init(&t->lock, NULL);
-    t->catalog = dupstr(c->name);
-    t->schema = dupstr(schema);
-    t->name = dupstr(name);
-    t->columns = calloc(n_columns ? n_columns : 1, sizeof(cat_column));
-    if (!t->catalog || !t->schema || !t->name || !t->columns) goto out_nomem;
-    t->n_columns = n_columns;
-    for (uint32_t i = 0; i < n_columns; i++) {
-        t->columns[i] = columns[i];
-        t->columns[i].name = dupstr(columns[i].name);
-        t->columns[i].comment = dupstr(columns[i].comment);
-        if (!t->columns[i].name) goto out_nomem;
-    }
-    t->stats = calloc(n_columns ? n_columns : 1, sizeof(col_stats));
-    if (!t->stats) goto out_nomem;
-    mem_tracker_init(&t->data.tracker, "table", 0, c->tracker);
-    mem_tracker_init(&t->retired.tracker, "table", 0, c->tracker);
-    if (grow((void **)&s->tables, &s->cap_tables, s->n_tables + 1, sizeof(cat_table *)))
-        goto out_nomem;
-    s->tables[s->n_tables++] = t;
-    if (out) {
-        cat_table_ref(t);
-        *out = t;
-    }
-    goto out_unlock;
-out_nomem:
-    if (t) table_free(t);
-    rc = err_nomem(err, "table");
-out_unlock:
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-int catalog_drop_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
-                       bool if_exists, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_drop_table(c, who, schema, name, if_exists, true, err);
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, schema);
-    int idx = s ? find_table_idx(s, name) : -1;
-    if (idx < 0 && s && find_view_idx(s, name) >= 0) {
-        rc = err_set(err, SQE_ERR_GENERIC_USER_ERROR,
-                     "Table '%s.%s.%s' does not exist, but a view with that name exists. Did you "
-                     "mean DROP VIEW %s.%s.%s?",
-                     c->name, schema, name, c->name, schema, name);
-    } else if (idx < 0) {
-        if (!if_exists)
-            rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist", c->name,
-                         schema, name);
-    } else {
-        cat_table_unref(s->tables[idx]);
-        memmove(&s->tables[idx], &s->tables[idx + 1],
-                (s->n_tables - (uint32_t)idx - 1) * sizeof(cat_table *));
-        s->n_tables--;
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-int catalog_get_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
-                      cat_table **out, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_get_table(c, who, schema, name, out, err);
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, schema);
-    int idx = s ? find_table_idx(s, name) : -1;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
-    } else if (idx < 0) {
-        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist", c->name,
-                     schema, name);
-    } else {
-        *out = s->tables[idx];
-        cat_table_ref(*out);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-static int cmp_names(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int catalog_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
-                         uint32_t *n, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_list_schemas(c, who, a, names, n, err);
-    pthread_mutex_lock(&c->lock);
-    char **out = ARENA_ARRAY(a, char *, c->n_schemas + 1);
-    uint32_t count = 0;
-    for (uint32_t i = 0; out && i < c->n_schemas; i++)
-        if (!(out[count++] = arena_strdup(a, c->schemas[i]->name))) out = NULL;
-    pthread_mutex_unlock(&c->lock);
-    if (!out) return err_nomem(err, "schema list");
-    qsort(out, count, sizeof(char *), cmp_names);
-    *names = out;
-    *n = count;
-    return SQE_OK;
-}
-
-int catalog_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
-                        char ***names, uint32_t *n, sqe_error *err) {
-    if (c->iceberg) return catalog_iceberg_list_tables(c, who, schema, a, names, n, err);
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, schema);
-    char **out = NULL;
-    uint32_t count = 0;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
-    } else {
-        out = ARENA_ARRAY(a, char *, s->n_tables + s->n_views + 1);
-        for (uint32_t i = 0; out && i < s->n_tables; i++)
-            if (!(out[count++] = arena_strdup(a, s->tables[i]->name))) out = NULL;
-        for (uint32_t i = 0; out && i < s->n_views; i++)
-            if (!(out[count++] = arena_strdup(a, s->views[i]->name))) out = NULL;
-        if (!out) rc = err_nomem(err, "table list");
-    }
-    pthread_mutex_unlock(&c->lock);
-    if (rc) return rc;
-    qsort(out, count, sizeof(char *), cmp_names);
-    *names = out;
-    *n = count;
-    return SQE_OK;
-}
-
-/* A new view object holding copies of def's fields (NULL when out of memory). */
-static cat_view *view_copy(const char *catalog_name, const cat_view *def) {
+cat_view *cat_view_copy(const char *catalog_name, const cat_view *def) {
     cat_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     atomic_store(&v->refs, 1);
@@ -402,212 +108,140 @@ static cat_view *view_copy(const char *catalog_name, const cat_view *def) {
     return v;
 }
 
-int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
-    if (c->iceberg)
-        return err_set(err, SQE_ERR_NOT_SUPPORTED, "Views are not supported in Iceberg catalog '%s' yet", c->name);
-    if (!def->schema || !def->name || !def->sql)
-        return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "incomplete view definition");
-    cat_view *v = view_copy(c->name, def);
-    if (!v) return err_nomem(err, "view");
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, def->schema);
-    int existing = s ? find_view_idx(s, def->name) : -1;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_NOT_FOUND, "Schema %s not found", def->schema);
-    } else if (find_table_idx(s, def->name) >= 0) {
-        rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "Table already exists: '%s.%s.%s'",
-                     c->name, def->schema, def->name);
-    } else if (existing >= 0 && !or_replace) {
-        rc = err_set(err, SQE_ERR_TABLE_ALREADY_EXISTS, "View already exists: '%s.%s.%s'",
-                     c->name, def->schema, def->name);
-    } else if (existing >= 0) {
-        cat_view *old = s->views[existing];
-        s->views[existing] = v;
-        v = old; /* released below, or later by the queries that still hold it */
-    } else if (grow((void **)&s->views, &s->cap_views, s->n_views + 1, sizeof(cat_view *))) {
-        rc = err_nomem(err, "view");
-    } else {
-        s->views[s->n_views++] = v;
-        v = NULL;
+int catalog_open_ops(const char *name, const catalog_ops *ops, void *impl, mem_tracker *tracker,
+                     catalog **out, sqe_error *err) {
+    catalog *c = calloc(1, sizeof *c);
+    if (!c) {
+        catalog tmp = {.ops = ops, .impl = impl}; /* impl is ours: freed as c would free it */
+        if (ops->destroy) ops->destroy(&tmp);
+        return err_nomem(err, "catalog");
     }
-    pthread_mutex_unlock(&c->lock);
-    cat_view_unref(v);
-    return rc;
+    pthread_mutex_init(&c->lock, NULL);
+    c->ops = ops;
+    c->impl = impl;
+    c->tracker = tracker;
+    if (!(c->name = strdup(name))) {
+        catalog_destroy(c);
+        return err_nomem(err, "catalog");
+    }
+    *out = c;
+    return SQE_OK;
+}
+
+void catalog_destroy(catalog *c) {
+    if (!c) return;
+    if (c->ops->destroy) c->ops->destroy(c);
+    free(c->name);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+int64_t cat_table_snapshot_id(const cat_table *t) {
+    return t->ops->snapshot_id ? t->ops->snapshot_id(t) : -1;
+}
+
+static int unsupported(catalog *c, const char *what, sqe_error *err) {
+    return err_set(err, SQE_ERR_NOT_SUPPORTED, "Catalog '%s' does not support %s", c->name, what);
+}
+
+int catalog_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+                         uint32_t *n, sqe_error *err) {
+    return c->ops->list_schemas(c, who, a, names, n, err);
+}
+
+bool catalog_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
+    return c->ops->has_schema(c, who, schema);
+}
+
+int catalog_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+                          bool if_not_exists, sqe_error *err) {
+    if (!c->ops->create_schema) return unsupported(c, "creating schemas", err);
+    return c->ops->create_schema(c, who, schema, if_not_exists, err);
+}
+
+int catalog_drop_schema(catalog *c, const sqe_principal *who, const char *schema, bool if_exists,
+                        bool cascade, sqe_error *err) {
+    if (!c->ops->drop_schema) return unsupported(c, "dropping schemas", err);
+    return c->ops->drop_schema(c, who, schema, if_exists, cascade, err);
+}
+
+int catalog_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
+                        char ***names, uint32_t *n, sqe_error *err) {
+    return c->ops->list_tables(c, who, schema, a, names, n, err);
+}
+
+int catalog_get_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
+                      cat_table **out, sqe_error *err) {
+    return c->ops->get_table(c, who, schema, name, out, err);
+}
+
+int catalog_create_table(catalog *c, const char *schema, const char *name,
+                         const cat_column *columns, uint32_t n_columns, bool if_not_exists,
+                         cat_table **out, sqe_error *err) {
+    if (out) *out = NULL;
+    if (!c->ops->create_table)
+        return err_set(err, SQE_ERR_NOT_SUPPORTED,
+                       "Catalog '%s' creates tables from metadata (catalog_create_table_meta)",
+                       c->name);
+    return c->ops->create_table(c, NULL, schema, name, columns, n_columns, if_not_exists, out,
+                                err);
+}
+
+int catalog_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
+                             const char *name, bool if_exists, bool purge, sqe_error *err) {
+    if (!c->ops->drop_table) return unsupported(c, "dropping tables", err);
+    return c->ops->drop_table(c, who, schema, name, if_exists, purge, err);
+}
+
+int catalog_drop_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
+                       bool if_exists, sqe_error *err) {
+    return catalog_drop_table_purge(c, who, schema, name, if_exists, true, err);
+}
+
+int catalog_rename_table(catalog *c, const sqe_principal *who, const char *schema,
+                         const char *name, const char *to_schema, const char *to_name,
+                         sqe_error *err) {
+    if (!c->ops->rename_table) return unsupported(c, "renaming tables", err);
+    return c->ops->rename_table(c, who, schema, name, to_schema, to_name, err);
+}
+
+int catalog_default_location(catalog *c, const sqe_principal *who, const char *schema,
+                             const char *name, arena *a, char **out, sqe_error *err) {
+    if (!c->ops->default_location) return unsupported(c, "table locations", err);
+    return c->ops->default_location(c, who, schema, name, a, out, err);
+}
+
+int catalog_create_table_meta(catalog *c, const sqe_principal *who, const char *schema,
+                              const char *name, struct ice_metadata *m, bool if_not_exists,
+                              bool *created, sqe_error *err) {
+    if (created) *created = false;
+    if (!c->ops->create_table_meta) return unsupported(c, "Iceberg tables", err);
+    return c->ops->create_table_meta(c, who, schema, name, m, if_not_exists, created, err);
+}
+
+int catalog_commit(catalog *c, const struct ice_table_ref *base,
+                   const struct ice_metadata *new_meta, sqe_error *err) {
+    if (!c->ops->commit) return unsupported(c, "Iceberg commits", err);
+    return c->ops->commit(c, base, new_meta, err);
+}
+
+int catalog_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
+    if (!c->ops->create_view) return unsupported(c, "views", err);
+    return c->ops->create_view(c, def, or_replace, err);
 }
 
 int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
                       sqe_error *err) {
-    if (c->iceberg) {
-        if (if_exists) return SQE_OK;
-        return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema, name);
-    }
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, schema);
-    int idx = s ? find_view_idx(s, name) : -1;
-    cat_view *dropped = NULL;
-    /* As Trino's DROP VIEW: a table of that name fails even with IF EXISTS; both errors are
-     * GENERIC_USER_ERROR. */
-    if (idx >= 0) {
-        dropped = s->views[idx];
-        memmove(&s->views[idx], &s->views[idx + 1],
-                (s->n_views - (uint32_t)idx - 1) * sizeof(cat_view *));
-        s->n_views--;
-    } else if (s && find_table_idx(s, name) >= 0) {
-        rc = err_set(err, SQE_ERR_GENERIC_USER_ERROR,
-                     "View '%s.%s.%s' does not exist, but a table with that name exists. Did you "
-                     "mean DROP TABLE %s.%s.%s?",
-                     c->name, schema, name, c->name, schema, name);
-    } else if (!if_exists) {
-        rc = err_set(err, SQE_ERR_GENERIC_USER_ERROR, "View '%s.%s.%s' does not exist", c->name,
-                     schema, name);
-    }
-    pthread_mutex_unlock(&c->lock);
-    cat_view_unref(dropped);
-    return rc;
+    if (c->ops->drop_view) return c->ops->drop_view(c, schema, name, if_exists, err);
+    if (if_exists) return SQE_OK;
+    return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
+                   name);
 }
 
 int catalog_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
                      sqe_error *err) {
-    if (c->iceberg) {
-        (void)out;
-        return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema, name);
-    }
-    pthread_mutex_lock(&c->lock);
-    int rc = SQE_OK;
-    cat_schema *s = find_schema(c, schema);
-    int idx = s ? find_view_idx(s, name) : -1;
-    if (!s) {
-        rc = err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
-    } else if (idx < 0) {
-        rc = err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name,
-                     schema, name);
-    } else {
-        *out = s->views[idx];
-        cat_view_ref(*out);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
-}
-
-void cat_append_init(cat_append *ap, cat_table *t) {
-    memset(ap, 0, sizeof *ap);
-    ap->table = t;
-}
-
-int cat_append_chunk(cat_append *ap, const vec_chunk *in, sqe_error *err) {
-    cat_table *t = ap->table;
-    if (!ap->stats) {
-        ap->stats = calloc(t->n_columns ? t->n_columns : 1, sizeof(col_stats));
-        if (!ap->stats) return err_nomem(err, "table statistics");
-    }
-    for (uint32_t c = 0; c < t->n_columns; c++) col_stats_add(&ap->stats[c], &in->cols[c], in->count);
-    uint32_t done = 0;
-    while (done < in->count) {
-        vec_chunk *last = ap->n_chunks ? ap->chunks[ap->n_chunks - 1] : NULL;
-        if (!last || last->count == last->capacity) {
-            if (grow((void **)&ap->chunks, &ap->cap_chunks, ap->n_chunks + 1, sizeof(vec_chunk *)))
-                return err_nomem(err, "table chunk list");
-            last = calloc(1, sizeof *last);
-            if (!last) return err_nomem(err, "table chunk");
-            sqe_type types[t->n_columns ? t->n_columns : 1];
-            for (uint32_t c = 0; c < t->n_columns; c++) types[c] = t->columns[c].type;
-            int rc = vec_chunk_init(last, t->n_columns, types, VEC_CHUNK_SIZE, &t->data.tracker, err);
-            if (rc) {
-                vec_chunk_destroy(last);
-                free(last);
-                return rc;
-            }
-            ap->chunks[ap->n_chunks++] = last;
-        }
-        uint32_t take = in->count - done;
-        if (take > last->capacity - last->count) take = last->capacity - last->count;
-        for (uint32_t c = 0; c < t->n_columns; c++) {
-            if (t->columns[c].not_null)
-                for (uint32_t r = 0; r < take; r++)
-                    if (vec_is_null(&in->cols[c], done + r))
-                        return err_set(err, SQE_ERR_CONSTRAINT_VIOLATION,
-                                       "NULL value not allowed for NOT NULL column: %s",
-                                       t->columns[c].name);
-            SQE_TRY(vec_copy_rows(&last->cols[c], last->count, &in->cols[c], done, take, err));
-        }
-        last->count += take;
-        done += take;
-        ap->n_rows += take;
-    }
-    return SQE_OK;
-}
-
-int cat_append_commit(cat_append *ap, sqe_error *err) {
-    cat_table *t = ap->table;
-    pthread_mutex_lock(&t->lock);
-    if (grow((void **)&t->data.chunks, &t->data.cap_chunks, t->data.n_chunks + ap->n_chunks,
-             sizeof(vec_chunk *))) {
-        pthread_mutex_unlock(&t->lock);
-        cat_append_abort(ap);
-        return err_nomem(err, "table chunk list");
-    }
-    if (ap->n_chunks)
-        memcpy(&t->data.chunks[t->data.n_chunks], ap->chunks, ap->n_chunks * sizeof(vec_chunk *));
-    t->data.n_chunks += ap->n_chunks;
-    t->data.n_rows += ap->n_rows;
-    if (ap->stats)
-        for (uint32_t c = 0; c < t->n_columns; c++) col_stats_merge(&t->stats[c], &ap->stats[c]);
-    pthread_mutex_unlock(&t->lock);
-    free(ap->stats);
-    free(ap->chunks);
-    memset(ap, 0, sizeof *ap);
-    return SQE_OK;
-}
-
-void cat_append_abort(cat_append *ap) {
-    free(ap->stats);
-    for (uint32_t i = 0; i < ap->n_chunks; i++) {
-        vec_chunk_destroy(ap->chunks[i]);
-        free(ap->chunks[i]);
-    }
-    free(ap->chunks);
-    memset(ap, 0, sizeof *ap);
-}
-
-void cat_table_truncate(cat_table *t) {
-    pthread_mutex_lock(&t->lock);
-    mem_table_data *live = &t->data, *old = &t->retired;
-    if (grow((void **)&old->chunks, &old->cap_chunks, old->n_chunks + live->n_chunks,
-             sizeof(vec_chunk *)) == 0) {
-        if (live->n_chunks)
-            memcpy(&old->chunks[old->n_chunks], live->chunks, live->n_chunks * sizeof(vec_chunk *));
-        old->n_chunks += live->n_chunks;
-        live->n_chunks = 0;
-        live->n_rows = 0;
-        for (uint32_t c = 0; c < t->n_columns; c++) col_stats_init(&t->stats[c]);
-    }
-    pthread_mutex_unlock(&t->lock);
-}
-
-int cat_table_snapshot(cat_table *t, cat_snapshot *out, sqe_error *err) {
-    pthread_mutex_lock(&t->lock);
-    out->n_chunks = t->data.n_chunks;
-    out->n_rows = t->data.n_rows;
-    out->chunks = malloc((out->n_chunks ? out->n_chunks : 1) * sizeof(vec_chunk *));
-    if (out->chunks && out->n_chunks)
-        memcpy(out->chunks, t->data.chunks, out->n_chunks * sizeof(vec_chunk *));
-    pthread_mutex_unlock(&t->lock);
-    if (!out->chunks) return err_nomem(err, "table snapshot");
-    return SQE_OK;
-}
-
-void cat_snapshot_destroy(cat_snapshot *s) {
-    free(s->chunks);
-    s->chunks = NULL;
-    s->n_chunks = 0;
-}
-
-double cat_table_column_ndv(cat_table *t, uint32_t col) {
-    if (col >= t->n_columns) return 0;
-    pthread_mutex_lock(&t->lock);
-    double ndv = col_stats_ndv(&t->stats[col]);
-    pthread_mutex_unlock(&t->lock);
-    return ndv;
+    (void)out;
+    if (c->ops->get_view) return c->ops->get_view(c, schema, name, out, err);
+    return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
+                   name);
 }

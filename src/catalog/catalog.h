@@ -13,6 +13,11 @@
  * the statement runs as (borrowed; common/principal.h): a REST catalog is asked as that user.
  * The memory catalog ignores it.
  *
+ * Every catalog function below is one call through the catalog's `catalog_ops` table
+ * (catalog_ops.h), and every table carries a `table_ops` table: the memory catalog
+ * (catalog_memory.c) and Iceberg catalogs (catalog_iceberg.h) are two fillings of them, and a
+ * catalog can wrap another (catalog_open_ops).
+ *
  * Thread-safety: all functions take the catalog's lock; table data appends (INSERT) happen under
  * the table's own lock and become visible atomically at commit (cat_table_append_commit).
  */
@@ -24,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "catalog/catalog_ops.h"
 #include "catalog/col_stats.h"
 #include "common/err.h"
 #include "common/principal.h"
@@ -47,6 +53,7 @@ typedef struct mem_table_data {
 
 typedef struct cat_table {
     _Atomic int refs;
+    const table_ops *ops;  /* the implementation (catalog_ops.h); never NULL */
     char *catalog;
     char *schema;
     char *name;
@@ -88,26 +95,28 @@ typedef struct cat_schema {
 
 typedef struct catalog {
     char *name;
-    cat_schema **schemas;
+    const catalog_ops *ops;  /* the implementation (catalog_ops.h); never NULL */
+    void *impl;              /* its state beyond the fields below (a wrapping catalog: the
+                                inner catalog), or NULL */
+    cat_schema **schemas;    /* the memory catalog's schemas */
     uint32_t n_schemas;
     uint32_t cap_schemas;
     pthread_mutex_t lock;
     mem_tracker *tracker;
-    struct ice_backend *iceberg; /* Iceberg catalogs: the backend (ice_backend.h); the
-                                    schema/table lists above are then unused */
-    /* Iceberg catalogs: where the table files are when loadTable does not say, and the static
-     * keys used when it vends none (catalog_iceberg_set_storage); owned */
-    char *s3_endpoint, *s3_region;
-    bool s3_path_style;
-    struct io_identity *static_io;   /* a reference, or NULL */
-    bool vended_only;                /* never use static_io */
-    struct io_sts *sts;              /* STS AssumeRoleWithWebIdentity with the user's token when
-                                        the catalog vends nothing (sts.h), or NULL; owned */
+    struct ice_backend *iceberg; /* Iceberg catalogs: the backend (ice_backend.h), NULL for
+                                    others. Only catalog_iceberg.c reads it (cli_catalogs.c
+                                    still tests it to know a catalog takes storage settings) */
 } catalog;
 
-/* Creates the memory catalog `name` with an empty schema "default". Caller owns *out
- * (catalog_destroy). */
+/* Creates the memory catalog `name` with an empty schema "default" (catalog_memory.c). Caller
+ * owns *out (catalog_destroy). */
 int catalog_create(const char *name, mem_tracker *tracker, catalog **out, sqe_error *err);
+/* A catalog `name` over any implementation: ops (static, borrowed) and impl (taken over: freed
+ * by ops->destroy with the catalog, also on error). A wrapping catalog passes its own ops and
+ * the inner catalog as impl, and its destroy closes the inner one. Caller owns *out. */
+int catalog_open_ops(const char *name, const catalog_ops *ops, void *impl, mem_tracker *tracker,
+                     catalog **out, sqe_error *err);
+/* Frees c: its implementation's state (ops->destroy), then the generic part. NULL allowed. */
 void catalog_destroy(catalog *c);
 
 int catalog_create_schema(catalog *c, const sqe_principal *who, const char *schema,
@@ -128,6 +137,26 @@ int catalog_create_table(catalog *c, const char *schema, const char *name,
  * even with if_exists (Trino). */
 int catalog_drop_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
                        bool if_exists, sqe_error *err);
+/* Drops a table; purge also deletes its files where the implementation keeps files it manages
+ * (Iceberg tables inside the warehouse). catalog_drop_table purges. */
+int catalog_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
+                             const char *name, bool if_exists, bool purge, sqe_error *err);
+/* Renames table schema.name to to_schema.to_name (the catalog entry; files stay).
+ * TABLE_NOT_FOUND, SCHEMA_NOT_FOUND, ALREADY_EXISTS; NOT_SUPPORTED when the catalog cannot. */
+int catalog_rename_table(catalog *c, const sqe_principal *who, const char *schema,
+                         const char *name, const char *to_schema, const char *to_name,
+                         sqe_error *err);
+/* Versioned (Iceberg) tables, through c->ops like everything else (NOT_SUPPORTED where the
+ * catalog has none; contracts in catalog_iceberg.h): the default location of a new table in a;
+ * creating a table from metadata m (m->location empty: the default one); committing new_meta as
+ * the next version after base (compare and swap; COMMIT_CONFLICT when the table moved on). */
+int catalog_default_location(catalog *c, const sqe_principal *who, const char *schema,
+                             const char *name, arena *a, char **out, sqe_error *err);
+int catalog_create_table_meta(catalog *c, const sqe_principal *who, const char *schema,
+                              const char *name, struct ice_metadata *m, bool if_not_exists,
+                              bool *created, sqe_error *err);
+int catalog_commit(catalog *c, const struct ice_table_ref *base,
+                   const struct ice_metadata *new_meta, sqe_error *err);
 /* Looks a table up; on success *out is a new reference (cat_table_unref). Returns
  * SCHEMA_NOT_FOUND or TABLE_NOT_FOUND (with the qualified name in the message) otherwise. */
 int catalog_get_table(catalog *c, const sqe_principal *who, const char *schema, const char *name,
@@ -142,6 +171,8 @@ int catalog_list_tables(catalog *c, const sqe_principal *who, const char *schema
 
 void cat_table_ref(cat_table *t);
 void cat_table_unref(cat_table *t);
+/* The version t reads (table_ops.snapshot_id): an Iceberg snapshot id, -1 when none. */
+int64_t cat_table_snapshot_id(const cat_table *t);
 
 /* Creates view def->schema.def->name from def (its sql, ctx_*, columns and comment; the other
  * fields are ignored). Everything is copied. Fails with NOT_FOUND (no schema, as Trino's memory
@@ -157,6 +188,9 @@ int catalog_drop_view(catalog *c, const char *schema, const char *name, bool if_
  * or TABLE_NOT_FOUND ("View '...' does not exist") otherwise; err may be NULL for a probe. */
 int catalog_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
                      sqe_error *err);
+/* A new view (refs 1) holding copies of def's fields, in catalog catalog_name; NULL when out of
+ * memory. For implementations that keep views. Caller owns the reference. */
+cat_view *cat_view_copy(const char *catalog_name, const cat_view *def);
 void cat_view_ref(cat_view *v);
 void cat_view_unref(cat_view *v);
 

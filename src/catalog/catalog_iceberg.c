@@ -25,6 +25,31 @@
 #include "io/io.h"
 #include "io/sts.h"
 
+static void icat_table_free(cat_table *t);
+static int64_t icat_table_snapshot_id(const cat_table *t) {
+    return t->ice ? t->ice->meta->current_snapshot_id : -1;
+}
+static const table_ops icat_table_ops = {
+    .kind = CAT_KIND_ICEBERG,
+    .free = icat_table_free,
+    .snapshot_id = icat_table_snapshot_id,
+};
+static const catalog_ops icat_catalog_ops;
+
+/* An Iceberg catalog's state beyond its backend (catalog.impl): where the table files are when
+ * loadTable does not say, and the credentials used when it vends none
+ * (catalog_iceberg_set_storage). */
+typedef struct icat_storage {
+    char *s3_endpoint, *s3_region;
+    bool s3_path_style;
+    io_identity *static_io; /* a reference, or NULL */
+    bool vended_only;       /* never use static_io */
+    io_sts *sts;            /* STS with the user's own token, or NULL */
+} icat_storage;
+#define ST(c) ((icat_storage *)(c)->impl)
+static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, bool if_exists, bool purge, sqe_error *err);
+
 /* The backend operations of an Iceberg catalog. */
 #define BK(c) ((c)->iceberg->ops)
 
@@ -32,14 +57,17 @@ static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 int catalog_open_iceberg_backend(const char *name, ice_backend *backend, mem_tracker *tracker,
                                  catalog **out, sqe_error *err) {
-    catalog *c = calloc(1, sizeof *c);
-    if (!c || !(c->name = strdup(name))) {
-        free(c);
+    icat_storage *st = calloc(1, sizeof *st);
+    if (!st) {
         ice_backend_close(backend);
         return err_nomem(err, "catalog");
     }
-    pthread_mutex_init(&c->lock, NULL);
-    c->tracker = tracker;
+    catalog *c;
+    int rc = catalog_open_ops(name, &icat_catalog_ops, st, tracker, &c, err);
+    if (rc) { /* st went with the catalog */
+        ice_backend_close(backend);
+        return rc;
+    }
     c->iceberg = backend;
     *out = c;
     return SQE_OK;
@@ -68,14 +96,14 @@ int catalog_open_iceberg(const char *name, const char *db_path, const char *ware
     return SQE_OK;
 }
 
-int catalog_iceberg_rename_table(catalog *c, const sqe_principal *who, const char *schema,
-                                 const char *name, const char *to_schema, const char *to_name,
-                                 sqe_error *err) {
+static int icat_rename_table(catalog *c, const sqe_principal *who, const char *schema,
+                             const char *name, const char *to_schema, const char *to_name,
+                             sqe_error *err) {
     return BK(c)->rename_table(c->iceberg->impl, who, schema, name, to_schema, to_name, err);
 }
 
-int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const char *schema,
-                                  bool if_not_exists, sqe_error *err) {
+static int icat_create_schema(catalog *c, const sqe_principal *who, const char *schema,
+                              bool if_not_exists, sqe_error *err) {
     int rc = BK(c)->create_namespace(c->iceberg->impl, who, schema, NULL, err);
     if (rc == SQE_ERR_ALREADY_EXISTS) {
         if (if_not_exists) return SQE_OK;
@@ -85,15 +113,15 @@ int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const ch
     return rc;
 }
 
-bool catalog_iceberg_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
+static bool icat_has_schema(catalog *c, const sqe_principal *who, const char *schema) {
     bool exists = false;
     if (BK(c)->namespace_exists(c->iceberg->impl, who, schema, &exists, NULL)) return false;
     return exists;
 }
 
-int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
-                                bool if_exists, bool cascade, sqe_error *err) {
-    if (!catalog_iceberg_has_schema(c, who, schema)) {
+static int icat_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
+                            bool if_exists, bool cascade, sqe_error *err) {
+    if (!icat_has_schema(c, who, schema)) {
         if (if_exists) return SQE_OK;
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
                        schema);
@@ -105,7 +133,7 @@ int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char
         uint32_t n;
         int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, &a, &names, &n, err);
         for (uint32_t i = 0; !rc && i < n; i++)
-            rc = catalog_iceberg_drop_table(c, who, schema, names[i], true, true, err);
+            rc = icat_drop_table_purge(c, who, schema, names[i], true, true, err);
         arena_destroy(&a);
         SQE_TRY(rc);
     }
@@ -115,21 +143,21 @@ int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char
     return rc;
 }
 
-int catalog_iceberg_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
-                                 uint32_t *n, sqe_error *err) {
+static int icat_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
+                             uint32_t *n, sqe_error *err) {
     return BK(c)->list_namespaces(c->iceberg->impl, who, NULL, a, names, n, err);
 }
 
-int catalog_iceberg_list_tables(catalog *c, const sqe_principal *who, const char *schema,
-                                arena *a, char ***names, uint32_t *n, sqe_error *err) {
+static int icat_list_tables(catalog *c, const sqe_principal *who, const char *schema, arena *a,
+                            char ***names, uint32_t *n, sqe_error *err) {
     int rc = BK(c)->list_tables(c->iceberg->impl, who, schema, a, names, n, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
     return rc;
 }
 
-void catalog_iceberg_table_free(cat_table *t) {
-    if (!t->ice) return;
+static void icat_table_free(cat_table *t) {
+    if (!t->ice) return; /* a table whose load failed half-way */
     io_identity_unref(t->ice->io);
     sqe_principal_unref(t->ice->principal);
     arena a = t->ice->a; /* the ref lives in its own arena */
@@ -159,6 +187,9 @@ static bool empty(const char *s) { return !s || !*s; }
 static const char *or_null(const char *s) { return empty(s) ? NULL : s; }
 
 int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, sqe_error *err) {
+    if (c->ops != &icat_catalog_ops)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "catalog '%s' is not an Iceberg catalog",
+                       c->name);
     io_identity *io = NULL;
     if (!empty(cfg->s3_access_key_id) || !empty(cfg->s3_secret_access_key)) {
         io_identity_config ic = {cfg->s3_access_key_id, cfg->s3_secret_access_key,
@@ -193,16 +224,16 @@ int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, s
         io_sts_destroy(sts);
         return err_nomem(err, "catalog storage");
     }
-    free(c->s3_endpoint);
-    free(c->s3_region);
-    io_identity_unref(c->static_io);
-    io_sts_destroy(c->sts);
-    c->s3_endpoint = ep;
-    c->s3_region = rg;
-    c->s3_path_style = cfg->s3_path_style;
-    c->static_io = io;
-    c->sts = sts;
-    c->vended_only = cfg->vended_only;
+    free(ST(c)->s3_endpoint);
+    free(ST(c)->s3_region);
+    io_identity_unref(ST(c)->static_io);
+    io_sts_destroy(ST(c)->sts);
+    ST(c)->s3_endpoint = ep;
+    ST(c)->s3_region = rg;
+    ST(c)->s3_path_style = cfg->s3_path_style;
+    ST(c)->static_io = io;
+    ST(c)->sts = sts;
+    ST(c)->vended_only = cfg->vended_only;
     return SQE_OK;
 }
 
@@ -220,7 +251,7 @@ static int table_identity(catalog *c, const sqe_principal *who, const char *ns, 
                           io_identity **out, sqe_error *err) {
     *out = NULL;
     if (!rest_backend_is_rest(c->iceberg)) {
-        *out = c->vended_only ? NULL : io_identity_ref(c->static_io);
+        *out = ST(c)->vended_only ? NULL : io_identity_ref(ST(c)->static_io);
         return SQE_OK;
     }
     arena a;
@@ -237,28 +268,28 @@ static int table_identity(catalog *c, const sqe_principal *who, const char *ns, 
             .secret_access_key = ice_kv_get(&cfg, "s3.secret-access-key"),
             .session_token = ice_kv_get(&cfg, "s3.session-token"),
             .endpoint = or_null(ice_kv_get(&cfg, "s3.endpoint")) ? ice_kv_get(&cfg, "s3.endpoint")
-                                                                : c->s3_endpoint,
-            .region = region ? region : c->s3_region,
-            .path_style = ps ? kv_true(ps) : c->s3_path_style,
+                                                                : ST(c)->s3_endpoint,
+            .region = region ? region : ST(c)->s3_region,
+            .path_style = ps ? kv_true(ps) : ST(c)->s3_path_style,
         };
         rc = io_identity_create(&ic, out, err);
         if (rc)
             err_prefix(err, "Table '%s.%s.%s': the storage credentials the catalog vended", c->name,
                        ns, name);
-    } else if (!rc && c->sts && who && who->token) {
+    } else if (!rc && ST(c)->sts && who && who->token) {
         /* the user's own token is the web identity: a failure is the user's, never a reason
          * to fall back to keys that are not theirs */
-        rc = io_sts_identity(c->sts, who->token, out, err);
+        rc = io_sts_identity(ST(c)->sts, who->token, out, err);
         if (rc) err_prefix(err, "Table '%s.%s.%s': storage credentials", c->name, ns, name);
-    } else if (!rc && !c->vended_only) {
-        *out = io_identity_ref(c->static_io);
+    } else if (!rc && !ST(c)->vended_only) {
+        *out = io_identity_ref(ST(c)->static_io);
     }
     arena_destroy(&a);
     return rc;
 }
 
-int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *schema,
-                              const char *name, cat_table **out, sqe_error *err) {
+static int icat_get_table(catalog *c, const sqe_principal *who, const char *schema,
+                          const char *name, cat_table **out, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     ice_table_ref *ref = ARENA_NEW(&a, ice_table_ref);
@@ -270,7 +301,7 @@ int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *
     if (rc) {
         arena_destroy(&a);
         if (rc == SQE_ERR_TABLE_NOT_FOUND) {
-            if (!catalog_iceberg_has_schema(c, who, schema))
+            if (!icat_has_schema(c, who, schema))
                 return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s' does not exist", schema);
             return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "Table '%s.%s.%s' does not exist",
                            c->name, schema, name);
@@ -300,6 +331,7 @@ int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *
     }
     ref->principal = sqe_principal_ref(who);
     ref->a = a; /* the arena moves into its own allocation */
+    t->ops = &icat_table_ops;
     t->ice = ref;
     atomic_init(&t->refs, 1);
     pthread_mutex_init(&t->lock, NULL);
@@ -342,8 +374,8 @@ static int purge_list(catalog *c, const sqe_principal *who, const char *schema,
     return ice_reachable_add_table(s, meta, location, err);
 }
 
-int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char *schema,
-                               const char *name, bool if_exists, bool purge, sqe_error *err) {
+static int icat_drop_table_purge(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, bool if_exists, bool purge, sqe_error *err) {
     arena a;
     arena_init(&a, NULL);
     ice_path_set files;
@@ -372,8 +404,8 @@ int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char 
     return rc;
 }
 
-int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const char *schema,
-                                     const char *name, arena *a, char **out, sqe_error *err) {
+static int icat_default_location(catalog *c, const sqe_principal *who, const char *schema,
+                                 const char *name, arena *a, char **out, sqe_error *err) {
     int rc = BK(c)->default_table_location(c->iceberg->impl, who, schema, name, a, out, err);
     if (rc == SQE_ERR_SCHEMA_NOT_FOUND)
         return err_set(err, SQE_ERR_SCHEMA_NOT_FOUND, "Schema '%s.%s' does not exist", c->name,
@@ -381,9 +413,9 @@ int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const
     return rc;
 }
 
-int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const char *schema,
-                                 const char *name, ice_metadata *m, bool if_not_exists,
-                                 bool *created, sqe_error *err) {
+static int icat_create_table(catalog *c, const sqe_principal *who, const char *schema,
+                             const char *name, ice_metadata *m, bool if_not_exists, bool *created,
+                             sqe_error *err) {
     if (created) *created = false;
     arena a;
     arena_init(&a, NULL);
@@ -391,7 +423,7 @@ int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const cha
     bool filled = !m->location || !*m->location;
     if (filled) {
         char *loc;
-        rc = catalog_iceberg_default_location(c, who, schema, name, &a, &loc, err);
+        rc = icat_default_location(c, who, schema, name, &a, &loc, err);
         if (!rc) m->location = loc;
     }
     if (!rc) rc = BK(c)->create_table(c->iceberg->impl, who, schema, name, m, &a, NULL, err);
@@ -410,8 +442,8 @@ int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const cha
     return rc;
 }
 
-int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
-                           sqe_error *err) {
+static int icat_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
+                       sqe_error *err) {
     /* the commit goes out as the user who loaded base, whatever thread runs it */
     arena a;
     arena_init(&a, NULL);
@@ -420,3 +452,60 @@ int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_meta
     arena_destroy(&a);
     return rc;
 }
+
+/* ---- the parts of catalog_ops an Iceberg catalog does not have yet: views ---------------- */
+
+static int icat_create_view(catalog *c, const cat_view *def, bool or_replace, sqe_error *err) {
+    (void)def, (void)or_replace;
+    return err_set(err, SQE_ERR_NOT_SUPPORTED,
+                   "Views are not supported in Iceberg catalog '%s' yet", c->name);
+}
+
+static int icat_drop_view(catalog *c, const char *schema, const char *name, bool if_exists,
+                          sqe_error *err) {
+    if (if_exists) return SQE_OK;
+    return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
+                   name);
+}
+
+static int icat_get_view(catalog *c, const char *schema, const char *name, cat_view **out,
+                         sqe_error *err) {
+    (void)out;
+    return err_set(err, SQE_ERR_TABLE_NOT_FOUND, "View '%s.%s.%s' does not exist", c->name, schema,
+                   name);
+}
+
+/* Closes the backend and frees the storage settings. */
+static void icat_destroy(catalog *c) {
+    ice_backend_close(c->iceberg);
+    c->iceberg = NULL;
+    icat_storage *st = ST(c);
+    if (!st) return;
+    io_identity_unref(st->static_io);
+    io_sts_destroy(st->sts);
+    free(st->s3_endpoint);
+    free(st->s3_region);
+    free(st);
+    c->impl = NULL;
+}
+
+static const catalog_ops icat_catalog_ops = {
+    .kind = CAT_KIND_ICEBERG,
+    .type = "iceberg",
+    .destroy = icat_destroy,
+    .list_schemas = icat_list_schemas,
+    .has_schema = icat_has_schema,
+    .create_schema = icat_create_schema,
+    .drop_schema = icat_drop_schema,
+    .list_tables = icat_list_tables,
+    .get_table = icat_get_table,
+    .create_table = NULL, /* from metadata only: create_table_meta */
+    .drop_table = icat_drop_table_purge,
+    .rename_table = icat_rename_table,
+    .default_location = icat_default_location,
+    .create_table_meta = icat_create_table,
+    .commit = icat_commit,
+    .create_view = icat_create_view,
+    .drop_view = icat_drop_view,
+    .get_view = icat_get_view,
+};

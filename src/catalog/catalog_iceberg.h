@@ -3,12 +3,12 @@
  * are Iceberg tables, kept by an Iceberg catalog backend (ice_backend.h: the embedded SQLite
  * catalog or the Iceberg REST catalog, catalog/rest/).
  *
- * The generic catalog functions (catalog_list_schemas, catalog_get_table, catalog_drop_table,
- * ...) dispatch here when the catalog has a backend (catalog.iceberg != NULL). A table looked up
- * through catalog_get_table is loaded fresh from the backend: the cat_table carries the columns
- * of the table's current schema and an ice_table_ref (the metadata location and the parsed
+ * An Iceberg catalog is one filling of catalog_ops (catalog_ops.h), whose tables have kind
+ * CAT_KIND_ICEBERG; the generic catalog functions of catalog.h reach it through c->ops. A table
+ * looked up through catalog_get_table is loaded fresh from the backend: the cat_table carries
+ * the columns of the table's current schema and an ice_table_ref (the metadata location and the parsed
  * metadata, immutable), so a query sees one version of the table from bind to end. Writers
- * build new metadata from that version and commit it with catalog_iceberg_commit, which fails
+ * build new metadata from that version and commit it with catalog_commit, which fails
  * with COMMIT_CONFLICT when someone else committed first.
  *
  * Names: a schema name is the namespace as a dotted string ("sales" or "a.b").
@@ -73,49 +73,23 @@ typedef struct catalog_storage_config {
  * session name; c is unchanged then. */
 int catalog_iceberg_set_storage(catalog *c, const catalog_storage_config *cfg, sqe_error *err);
 
-/* Renames table schema.name to to_schema.to_name (the catalog entry; files stay).
- * TABLE_NOT_FOUND, SCHEMA_NOT_FOUND, ALREADY_EXISTS as the backend reports them. */
-int catalog_iceberg_rename_table(catalog *c, const sqe_principal *who, const char *schema,
-                                 const char *name, const char *to_schema, const char *to_name,
-                                 sqe_error *err);
-
-/* Creates table schema.name from metadata m (m->location empty or NULL: the default location
- * is filled in). ALREADY_EXISTS unless if_not_exists (then *created = false, SQE_OK).
- * *created (may be NULL) tells whether the table was made. */
-int catalog_iceberg_create_table(catalog *c, const sqe_principal *who, const char *schema,
-                                 const char *name, ice_metadata *m, bool if_not_exists,
-                                 bool *created, sqe_error *err);
-
-/* The default location for a new table schema.name, in a. */
-int catalog_iceberg_default_location(catalog *c, const sqe_principal *who, const char *schema,
-                                     const char *name, arena *a, char **out, sqe_error *err);
-
-/* Commits new_meta as the next version of the table whose current version is base (compare and
- * swap on base->metadata_location), as the user who loaded base (base->principal).
- * COMMIT_CONFLICT when the table changed since base was loaded; on any error the table is
- * unchanged. */
-int catalog_iceberg_commit(catalog *c, const ice_table_ref *base, const ice_metadata *new_meta,
-                           sqe_error *err);
-
-/* ---- the generic catalog functions for Iceberg catalogs (called by catalog.c) ------------- */
-
-int catalog_iceberg_create_schema(catalog *c, const sqe_principal *who, const char *schema,
-                                  bool if_not_exists, sqe_error *err);
-int catalog_iceberg_drop_schema(catalog *c, const sqe_principal *who, const char *schema,
-                                bool if_exists, bool cascade, sqe_error *err);
-bool catalog_iceberg_has_schema(catalog *c, const sqe_principal *who, const char *schema);
-int catalog_iceberg_list_schemas(catalog *c, const sqe_principal *who, arena *a, char ***names,
-                                 uint32_t *n, sqe_error *err);
-int catalog_iceberg_list_tables(catalog *c, const sqe_principal *who, const char *schema,
-                                arena *a, char ***names, uint32_t *n, sqe_error *err);
-/* Loads the current version as who; the table's ice_table_ref keeps a reference to who. */
-int catalog_iceberg_get_table(catalog *c, const sqe_principal *who, const char *schema,
-                              const char *name, cat_table **out, sqe_error *err);
-/* Drops the table; purge also deletes its files when it lives inside the warehouse (after the
- * catalog row is gone; deletion errors are ignored: leftovers are orphans). */
-int catalog_iceberg_drop_table(catalog *c, const sqe_principal *who, const char *schema,
-                               const char *name, bool if_exists, bool purge, sqe_error *err);
-/* Frees the Iceberg part of a table (called when its last reference goes). */
-void catalog_iceberg_table_free(cat_table *t);
+/* The versioned-table operations of catalog.h, as an Iceberg catalog implements them (reached
+ * through c->ops, so a wrapping catalog sees them):
+ * - catalog_create_table_meta: creates table schema.name from metadata m (m->location empty or
+ *   NULL: the default location is filled in). ALREADY_EXISTS unless if_not_exists (then
+ *   *created = false, SQE_OK). *created (may be NULL) tells whether the table was made.
+ * - catalog_default_location: the default location for a new table schema.name, in a.
+ * - catalog_commit: commits new_meta as the next version of the table whose current version
+ *   is base (compare and swap on base->metadata_location), as the user who loaded base
+ *   (base->principal). COMMIT_CONFLICT when the table changed since base was loaded; on any
+ *   error the table is unchanged.
+ * - catalog_rename_table: the catalog entry only (files stay); TABLE_NOT_FOUND,
+ *   SCHEMA_NOT_FOUND, ALREADY_EXISTS as the backend reports them.
+ * - catalog_get_table: loads the current version as who; the table's ice_table_ref keeps a
+ *   reference to who.
+ * - catalog_drop_table_purge: purge also deletes the table's files when it lives inside the
+ *   warehouse (after the catalog row is gone; deletion errors are ignored: leftovers are
+ *   orphans). DROP SCHEMA ... CASCADE drops and purges the tables first.
+ * Views: none yet (CREATE VIEW is NOT_SUPPORTED, a view lookup finds nothing). */
 
 #endif

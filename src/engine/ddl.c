@@ -1,13 +1,13 @@
 /*
- * ddl.c: statements that change the catalog or table data of the memory catalog: CREATE / DROP
- * SCHEMA, CREATE TABLE, CREATE TABLE AS, CREATE [OR REPLACE] VIEW, DROP VIEW, INSERT, DELETE,
- * UPDATE, TRUNCATE, DROP TABLE, and USE (SET / RESET SESSION: session_props.c).
+ * ddl.c: statements that change a catalog or table data: CREATE / DROP SCHEMA, CREATE TABLE,
+ * CREATE TABLE AS, CREATE [OR REPLACE] VIEW, DROP VIEW, INSERT, DELETE, UPDATE, TRUNCATE, DROP
+ * TABLE, ALTER TABLE, and USE (SET / RESET SESSION: session_props.c).
  *
- * INTERFACE: engine_ddl.
- * NOTES: writes are all-or-nothing: rows are appended to a private chunk list and committed in
- * one step; on any error they are dropped (and a table created by CTAS is dropped again).
- * DELETE and UPDATE on memory tables rewrite the table: the surviving or updated rows are
- * computed by a query over the table, then swapped in under the table's writer lock.
+ * INTERFACE: engine_ddl, engine_insert_projection (table_impl.h).
+ * NOTES: this file resolves names, checks columns and builds the INSERT projection; the writes
+ * themselves go through the table's engine_table_impl (table_impl.h: mem_table.c, iceberg/ice_table.c),
+ * never asking which kind of table it is. Writes are all-or-nothing; a table created by CTAS
+ * is dropped again when its INSERT fails.
  * CREATE VIEW binds the query once to record its column names and types (Trino's view
  * definition) and stores the query text with the session's catalog and schema; the binder
  * expands the text wherever the view is used (bind_from.c).
@@ -20,6 +20,7 @@
 
 #include "common/config.h"
 #include "engine/engine.h"
+#include "engine/table_impl.h"
 #include "types/tz.h"
 
 static int ok_result(sqe_result **out, sqe_error *err) { return engine_result_create(0, NULL, NULL,
@@ -70,16 +71,8 @@ static int get_table_at(sqe_conn *conn, const sql_qname *qn, const char *on_view
 
 /* --- INSERT / CTAS ------------------------------------------------------------------------- */
 
-typedef struct insert_target {
-    cat_table *table;
-    const int *cols;   /* table column of each query column; NULL = in order */
-    uint32_t n_cols;   /* query columns expected */
-    int line, col;
-} insert_target;
-
-/* Plan hook: project the query onto all table columns, casting, NULL for missing columns. */
-static int insert_projection(void *ud, plan_ctx *pc, bound_query *bq, sqe_error *err) {
-    insert_target *it = ud;
+int engine_insert_projection(void *ud, plan_ctx *pc, bound_query *bq, sqe_error *err) {
+    engine_insert_target *it = ud;
     cat_table *t = it->table;
     if (bq->root->n_out != it->n_cols)
         return err_set_at(err, SQE_ERR_TYPE_MISMATCH, it->line, it->col,
@@ -124,51 +117,6 @@ static int insert_projection(void *ud, plan_ctx *pc, bound_query *bq, sqe_error 
     return SQE_OK;
 }
 
-/* Runs q and appends its rows to it->table (committed only if everything succeeds). */
-static int insert_rows(sqe_conn *conn, const sql_query *q, insert_target *it,
-                       const vec *const *params,
-                       uint32_t n_params, int64_t *rows, cat_append *keep, sqe_error *err) {
-    sqe_result *r;
-    SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
-    bound_query bq;
-    if (it->table->ice) { /* Iceberg: rows stream into data files, committed at the end */
-        ice_insert *ins;
-        int rc = engine_ice_insert_begin(conn, it->table, &ins, err);
-        if (!rc)
-            rc = engine_plan_query_hook_sink(conn, q, params, n_params, insert_projection, it,
-                                             ice_insert_sink, ins, r, &bq, err);
-        while (!rc) {
-            const vec_chunk *c;
-            rc = exec_query_next(r->query, &c, err); /* runs the query; the sink gets the rows */
-            if (rc || !c) break;
-            if (c->count) rc = ice_insert_sink(ins, c, err);
-        }
-        sqe_result_destroy(r);
-        if (!rc && !ins) return SQE_OK;
-        int frc = engine_ice_insert_finish(ins, rc == SQE_OK, rows, rc ? NULL : err);
-        return rc ? rc : frc;
-    }
-    int rc = engine_plan_query_hook(conn, q, params, n_params, false, insert_projection, it, r,
-                                    &bq, err);
-    cat_append ap;
-    cat_append_init(&ap, it->table);
-    while (!rc) {
-        const vec_chunk *c;
-        rc = exec_query_next(r->query, &c, err);
-        if (rc || !c) break;
-        rc = cat_append_chunk(&ap, c, err);
-    }
-    *rows = (int64_t)ap.n_rows;
-    if (rc)
-        cat_append_abort(&ap);
-    else if (keep)
-        *keep = ap; /* the caller commits */
-    else
-        rc = cat_append_commit(&ap, err);
-    sqe_result_destroy(r);
-    return rc;
-}
-
 static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
                      uint32_t n_params,
                      sqe_result **out, sqe_error *err) {
@@ -185,7 +133,7 @@ static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *param
         return view_instead(cat, schema, name, &st->u.insert.table,
                             "Inserting into views is not supported", rc, err);
     }
-    insert_target it = {t, NULL, t->n_columns, st->line, st->col};
+    engine_insert_target it = {t, NULL, t->n_columns, st->line, st->col};
     int *cols = NULL;
     const sql_ident_list *cl = &st->u.insert.columns;
     if (cl->n) {
@@ -208,7 +156,9 @@ static int do_insert(sqe_conn *conn, const sql_stmt *st, const vec *const *param
         it.n_cols = (uint32_t)cl->n;
     }
     int64_t rows = 0;
-    if (!rc) rc = insert_rows(conn, st->u.insert.query, &it, params, n_params, &rows, NULL, err);
+    if (!rc)
+        rc = engine_table_impl_of(t)->insert(conn, st->u.insert.query, &it, params, n_params,
+                                             &rows, err);
     free(cols);
     cat_table_unref(t);
     SQE_TRY(rc);
@@ -237,27 +187,12 @@ static int create_table(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sq
                 rc = err_set_at(err, SQE_ERR_DUPLICATE_COLUMN_NAME, d->line, d->col,
                                 "Column name '%s' specified more than once", d->name.text);
     }
-    if (!rc && cat->iceberg) {
-        bool created;
-        rc = engine_ice_create_table(conn, cat, schema, name, cols, n, &st->u.create_table.props,
-                                     NULL, 0, st->u.create_table.if_not_exists, &created, err);
-        if (rc && err && !err->line) {
-            err->line = st->u.create_table.name.parts[0].line;
-            err->column = st->u.create_table.name.parts[0].col;
-        }
-        free(cols);
-        SQE_TRY(rc);
-        return ok_result(out, err);
-    }
-    if (!rc && st->u.create_table.props.n)
-        rc = err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY,
-                        st->u.create_table.props.items[0].name.line,
-                        st->u.create_table.props.items[0].name.col,
-                        "Catalog 'memory' table property '%s' does not exist",
-                        st->u.create_table.props.items[0].name.text);
+    bool created;
     if (!rc)
-        rc = catalog_create_table(cat, schema, name, cols, n, st->u.create_table.if_not_exists,
-                                  NULL, err);
+        rc = engine_catalog_impl(cat)->create_table(conn, cat, schema, name, cols, n,
+                                                    &st->u.create_table.props, NULL, 0,
+                                                    st->u.create_table.if_not_exists, &created,
+                                                    err);
     if (rc && err && !err->line) {
         err->line = st->u.create_table.name.parts[0].line;
         err->column = st->u.create_table.name.parts[0].col;
@@ -282,12 +217,9 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     catalog *cat;
     const char *schema, *name;
     SQE_TRY(resolve_table(conn, &st->u.create_table_as.name, &cat, &schema, &name, err));
-    if (st->u.create_table_as.props.n && !cat->iceberg)
-        return err_set_at(err, SQE_ERR_INVALID_TABLE_PROPERTY,
-                          st->u.create_table_as.props.items[0].name.line,
-                          st->u.create_table_as.props.items[0].name.col,
-                          "Catalog 'memory' table property '%s' does not exist",
-                          st->u.create_table_as.props.items[0].name.text);
+    const engine_table_impl *impl = engine_catalog_impl(cat);
+    if (impl->check_properties)
+        SQE_TRY(impl->check_properties(cat, &st->u.create_table_as.props, err));
     /* Bind once to learn the column names and types. */
     arena a;
     arena_init(&a, NULL);
@@ -337,17 +269,15 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
                             "Destination table '%s.%s.%s' already exists", cat->name, schema, name);
     }
     cat_table *t = NULL;
-    if (!rc && !exists && cat->iceberg) {
+    if (!rc && !exists) {
         bool created = false;
-        rc = engine_ice_create_table(conn, cat, schema, name, cols, n, &st->u.create_table_as.props,
-                                     params, n_params, false, &created, err);
+        rc = impl->create_table(conn, cat, schema, name, cols, n, &st->u.create_table_as.props,
+                                params, n_params, false, &created, err);
         if (!rc) rc = catalog_get_table(cat, conn->principal, schema, name, &t, err);
         if (rc && err && !err->line) {
             err->line = st->u.create_table_as.name.parts[0].line;
             err->column = st->u.create_table_as.name.parts[0].col;
         }
-    } else if (!rc && !exists) {
-        rc = catalog_create_table(cat, schema, name, cols, n, false, &t, err);
     }
     free(cols);
     plan_ctx_destroy(&pc);
@@ -358,9 +288,8 @@ static int create_table_as(sqe_conn *conn, const sql_stmt *st, const vec *const 
     }
     int64_t rows = 0;
     if (st->u.create_table_as.with_data) {
-        insert_target it = {t, NULL, t->n_columns, st->line, st->col};
-        rc = insert_rows(conn, st->u.create_table_as.query, &it, params, n_params, &rows, NULL,
-                         err);
+        engine_insert_target it = {t, NULL, t->n_columns, st->line, st->col};
+        rc = impl->insert(conn, st->u.create_table_as.query, &it, params, n_params, &rows, err);
     }
     cat_table_unref(t);
     if (rc) {
@@ -384,7 +313,7 @@ static int create_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe
                           "Parameters are not allowed in a view definition");
     /* Name conflicts first, as they are cheaper than the query (re-checked on creation). */
     if (!catalog_has_schema(cat, conn->principal, schema)) /* the connector's answer in Trino */
-        return err_set_at(err, cat->iceberg ? SQE_ERR_SCHEMA_NOT_FOUND : SQE_ERR_NOT_FOUND,
+        return err_set_at(err, engine_catalog_impl(cat)->missing_schema_code,
                           qn->parts[0].line, qn->parts[0].col, "Schema %s not found", schema);
     cat_table *t;
     cat_view *v;
@@ -460,17 +389,6 @@ static int drop_view(sqe_conn *conn, const sql_stmt *st, sqe_result **out, sqe_e
 
 /* --- DELETE / UPDATE: rewrite the table through a query ------------------------------------ */
 
-/* Builds the AST of `SELECT <items> FROM <table>` in arena a. */
-static int rewrite_table(sqe_conn *conn, cat_table *t, sql_query *q, const vec *const *params,
-                         uint32_t n_params, sqe_error *err) {
-    insert_target it = {t, NULL, t->n_columns, 0, 0};
-    int64_t rows;
-    cat_append ap;
-    SQE_TRY(insert_rows(conn, q, &it, params, n_params, &rows, &ap, err));
-    cat_table_truncate(t);
-    return cat_append_commit(&ap, err);
-}
-
 static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
                      uint32_t n_params,
                      sqe_result **out, sqe_error *err) {
@@ -479,41 +397,12 @@ static int do_delete(sqe_conn *conn, const sql_stmt *st, const vec *const *param
     cat_table *t;
     SQE_TRY(get_table_at(conn, &st->u.delete_.table, "Deleting from views is not supported", &cat,
                          &schema, &name, &t, err));
-    if (t->ice) {
-        int64_t n = 0;
-        int irc = engine_ice_delete(conn, t, &st->u.delete_.table, st->u.delete_.where, params,
-                                    n_params, &n, err);
-        cat_table_unref(t);
-        SQE_TRY(irc);
-        return engine_result_count(n, out, err);
-    }
-    uint64_t before = t->data.n_rows;
-    int rc = SQE_OK;
-    if (!st->u.delete_.where) {
-        cat_table_truncate(t);
-    } else {
-        arena a;
-        arena_init(&a, NULL);
-        sql_select_item *star = ARENA_NEW(&a, sql_select_item);
-        sql_expr *keep = ARENA_NEW(&a, sql_expr);
-        sql_expr *is_true = dml_ast_is_true(&a, st->u.delete_.where);
-        if (!star || !keep || !is_true) {
-            rc = err_nomem(err, "delete");
-        } else {
-            star->kind = SQL_SELECT_STAR;
-            keep->kind = SQL_EXPR_UNARY;
-            keep->u.unary.op = SQL_OP_NOT;
-            keep->u.unary.arg = is_true;
-            sql_query *q = dml_ast_select(&a, &st->u.delete_.table, star, 1, keep);
-            rc = q ? rewrite_table(conn, t, q, params, n_params, err)
-                   : err_nomem(err, "delete");
-        }
-        arena_destroy(&a);
-    }
-    uint64_t after = t->data.n_rows;
+    int64_t n = 0;
+    int rc = engine_table_impl_of(t)->delete_rows(conn, t, &st->u.delete_.table,
+                                                  st->u.delete_.where, params, n_params, &n, err);
     cat_table_unref(t);
     SQE_TRY(rc);
-    return engine_result_count((int64_t)(before - after), out, err);
+    return engine_result_count(n, out, err);
 }
 
 static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *params,
@@ -535,93 +424,13 @@ static int do_update(sqe_conn *conn, const sql_stmt *st, const vec *const *param
                               st->u.update.sets[s].column.text);
         }
     }
-    if (t->ice) {
-        int64_t n = 0;
-        int irc = engine_ice_update(conn, t, &st->u.update.table, st->u.update.sets,
-                                    st->u.update.n_sets, st->u.update.where, params, n_params, &n,
-                                    err);
-        cat_table_unref(t);
-        SQE_TRY(irc);
-        return engine_result_count(n, out, err);
-    }
-    arena a;
-    arena_init(&a, NULL);
-    int rc = SQE_OK;
-    sql_select_item *items = ARENA_ARRAY(&a, sql_select_item, t->n_columns + 1);
-    if (!items) rc = err_nomem(err, "update");
-    for (uint32_t c = 0; !rc && c < t->n_columns; c++) {
-        sql_expr *col = dml_ast_name(&a, t->columns[c].name);
-        sql_expr *val = col;
-        for (int s = 0; s < st->u.update.n_sets; s++)
-            if (strcmp(t->columns[c].name, st->u.update.sets[s].column.name) == 0) {
-                sql_expr *v = st->u.update.sets[s].value;
-                if (!st->u.update.where) {
-                    val = v;
-                    continue;
-                }
-                /* CASE WHEN coalesce(where, false) THEN CAST(v AS type) ELSE col END */
-                sql_expr *ce = ARENA_NEW(&a, sql_expr);
-                sql_when *w = ARENA_NEW(&a, sql_when);
-                sql_expr *cast = ARENA_NEW(&a, sql_expr);
-                char tname[128];
-                type_format(t->columns[c].type, tname, sizeof tname);
-                if (!ce || !w || !cast) {
-                    rc = err_nomem(err, "update");
-                    break;
-                }
-                cast->kind = SQL_EXPR_CAST;
-                cast->line = v->line;
-                cast->col = v->col;
-                cast->u.cast.arg = v;
-                cast->u.cast.type.text = arena_strdup(&a, tname);
-                w->cond = dml_ast_is_true(&a, st->u.update.where);
-                w->result = cast;
-                ce->kind = SQL_EXPR_CASE;
-                ce->u.case_.whens = w;
-                ce->u.case_.n_whens = 1;
-                ce->u.case_.else_result = col;
-                val = ce;
-            }
-        items[c].kind = SQL_SELECT_EXPR;
-        items[c].expr = val;
-    }
-    int64_t changed = 0;
-    if (!rc) {
-        /* count the rows the WHERE selects */
-        sql_query *q = dml_ast_select(&a, &st->u.update.table, items, (int)t->n_columns, NULL);
-        if (!q) rc = err_nomem(err, "update");
-        if (!rc && st->u.update.where) {
-            sqe_result *cr;
-            sql_select_item *cnt = ARENA_NEW(&a, sql_select_item);
-            sql_expr *call = ARENA_NEW(&a, sql_expr);
-            sql_ident *fname = ARENA_NEW(&a, sql_ident);
-            if (!cnt || !call || !fname) {
-                rc = err_nomem(err, "update");
-            } else {
-                fname->name = fname->text = "count";
-                call->kind = SQL_EXPR_CALL;
-                call->u.call.name.parts = fname;
-                call->u.call.name.n_parts = 1;
-                call->u.call.star = true;
-                cnt->kind = SQL_SELECT_EXPR;
-                cnt->expr = call;
-                sql_query *cq = dml_ast_select(&a, &st->u.update.table, cnt, 1,
-                                                  dml_ast_is_true(&a, st->u.update.where));
-                rc = engine_run_query(conn, cq, params, n_params, false, &cr, err);
-                const sqe_chunk *ch;
-                if (!rc) rc = sqe_result_next(cr, &ch, err);
-                if (!rc && ch) changed = VEC_DATA(&ch->chunk->cols[0], int64_t)[0];
-                if (cr) sqe_result_destroy(cr);
-            }
-        } else if (!rc) {
-            changed = (int64_t)t->data.n_rows;
-        }
-        if (!rc) rc = rewrite_table(conn, t, q, params, n_params, err);
-    }
-    arena_destroy(&a);
+    int64_t n = 0;
+    int rc = engine_table_impl_of(t)->update_rows(conn, t, &st->u.update.table, st->u.update.sets,
+                                                  st->u.update.n_sets, st->u.update.where,
+                                                  params, n_params, &n, err);
     cat_table_unref(t);
     SQE_TRY(rc);
-    return engine_result_count(changed, out, err);
+    return engine_result_count(n, out, err);
 }
 
 /* --- schemas, DROP, TRUNCATE, session -------------------------------------------------------- */
@@ -686,13 +495,8 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
         cat_table *t;
         SQE_TRY(get_table_at(conn, &st->u.drop.name, "Cannot truncate a view", &cat, &schema, &name,
                              &t, err));
-        int rc = SQE_OK;
-        if (t->ice) {
-            int64_t rows;
-            rc = engine_ice_truncate(conn, t, &rows, err);
-        } else {
-            cat_table_truncate(t);
-        }
+        int64_t rows;
+        int rc = engine_table_impl_of(t)->truncate(conn, t, &rows, err);
         cat_table_unref(t);
         SQE_TRY(rc);
         return ok_result(out, err);
@@ -715,9 +519,10 @@ int engine_ddl(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uin
             at_name(err, &st->u.alter.table);
             return rc;
         }
-        if (t->ice) rc = engine_ice_alter(conn, cat, t, st, params, n_params, err);
+        const engine_table_impl *impl = engine_table_impl_of(t);
+        if (impl->alter) rc = impl->alter(conn, cat, t, st, params, n_params, err);
         else rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
-                             "ALTER TABLE is not supported by the memory catalog");
+                             "ALTER TABLE is not supported by the %s catalog", impl->type);
         cat_table_unref(t);
         SQE_TRY(rc);
         return ok_result(out, err);

@@ -198,57 +198,7 @@ sql_expr *dml_ast_in_strings(arena *a, sql_expr *arg, const char *const *values,
 sql_expr *dml_ast_count_star(arena *a);                         /* count(*) */
 sql_expr *dml_ast_cast(arena *a, sql_expr *v, sqe_type t);      /* CAST(v AS t) */
 
-/* ---- Iceberg tables (ice_ddl.c, ice_write.c, ice_dml.c) ---------------------------------- */
-
-/* CREATE TABLE in an Iceberg catalog: columns (names, SQE types, not_null, comments) and the
- * WITH properties (Trino's Iceberg connector: partitioning, format_version, location, format,
- * sorted_by (refused), extra_properties; any name with a dot is an Iceberg table property as
- * is). *created tells whether the table was made (false when it existed and if_not_exists). */
-int engine_ice_create_table(sqe_conn *conn, catalog *cat, const char *schema, const char *name,
-                            const cat_column *cols, uint32_t n, const sql_property_list *props,
-                            const vec *const *params, uint32_t n_params, bool if_not_exists,
-                            bool *created, sqe_error *err);
-
-/* Runs the planned query in r (its rows are t's columns, in order, via the result sink set up
- * by engine_ice_insert_sink) and commits the written files as a new snapshot of t. */
-typedef struct ice_insert ice_insert;
-/* The sink state for an INSERT into Iceberg table t: pass ice_insert_sink and *out to
- * engine_plan_query_hook_sink, then run the query and call engine_ice_insert_finish. */
-int engine_ice_insert_begin(sqe_conn *conn, cat_table *t, ice_insert **out, sqe_error *err);
-int ice_insert_sink(void *ud, const vec_chunk *chunk, sqe_error *err);
-/* Finishes the files and commits them (retrying on conflicts) when ok; otherwise (or on error)
- * deletes every file written. Frees ins. *rows gets the rows inserted. */
-int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error *err);
-
-/* Row-level statements on Iceberg table t (ice_dml.c): copy-on-write or merge-on-read by the
- * table's write.delete.mode / write.update.mode. table is the statement's name for t (the
- * rewritten queries read it again); *rows gets the rows deleted or updated. */
-int engine_ice_delete(sqe_conn *conn, cat_table *t, const sql_qname *table, sql_expr *where,
-                      const vec *const *params, uint32_t n_params, int64_t *rows, sqe_error *err);
-int engine_ice_update(sqe_conn *conn, cat_table *t, const sql_qname *table,
-                      const sql_assignment *sets, int n_sets, sql_expr *where,
-                      const vec *const *params, uint32_t n_params, int64_t *rows,
-                      sqe_error *err);
-/* Removes every file of the table in one snapshot; *rows gets the rows it held. */
-int engine_ice_truncate(sqe_conn *conn, cat_table *t, int64_t *rows, sqe_error *err);
-
-/* Commits change ch to table *t (a reference, replaced by a fresh one when a concurrent commit
- * forces a retry: the change is re-applied on the new version). Files the attempts wrote that
- * did not become part of the table are deleted. *snapshot_id (may be NULL) gets the new
- * snapshot. */
-struct ice_snapshot_change;
-/* Metadata-only commits (schema, spec, properties, refs): edit turns next (a copy of base with
- * the metadata log updated) into the new version; it is called again on the reloaded table when
- * a concurrent commit forces a retry. */
-struct ice_metadata;
-typedef int (*engine_ice_edit)(void *ud, arena *a, const struct ice_metadata *base,
-                               struct ice_metadata *next, sqe_error *err);
-int engine_ice_commit_meta(catalog *cat, cat_table **t, engine_ice_edit edit, void *ud,
-                           sqe_error *err);
-/* ALTER TABLE on an Iceberg table (ice_alter.c). */
-int engine_ice_alter(sqe_conn *conn, catalog *cat, cat_table *t, const sql_stmt *st,
-                     const vec *const *params, uint32_t n_params, sqe_error *err);
-int engine_ice_commit(catalog *cat, cat_table **t, struct ice_snapshot_change *ch, arena *a,
-                      int64_t *snapshot_id, sqe_error *err);
+/* Statements on tables go through the table's kind: engine/table_impl.h (memory tables:
+ * mem_table.c; Iceberg tables: iceberg/ice_table.c, whose internals are in iceberg/ice_write_int.h). */
 
 #endif

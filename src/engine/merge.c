@@ -2,7 +2,7 @@
  * merge.c: MERGE INTO target USING source ON cond WHEN ... : the planning both catalogs share,
  * the routing of the joined rows through the WHEN cases, and MERGE on memory tables.
  *
- * INTERFACE: merge_plan_build, merge_run, engine_merge (merge_int.h).
+ * INTERFACE: merge_plan_build, merge_run, engine_merge_memory (merge_int.h), engine_merge.
  * NOTES
  *   Trino's semantics: one query joins the target's rows (with their identity and a presence
  *   marker) with the source, and for every joined row the WHEN cases are tried in order, the
@@ -34,6 +34,7 @@
 
 #include "engine/engine.h"
 #include "engine/merge_int.h"
+#include "engine/table_impl.h"
 #include "iceberg/roaring.h"
 
 /* Trino: MERGE_TARGET_ROW_MULTIPLE_MATCHES (a user error); errcodes.def has no entry yet. */
@@ -625,7 +626,7 @@ static int mem_add_kept(mem_merge *m, sqe_error *err) {
     return rc;
 }
 
-static int merge_memory(sqe_conn *conn, cat_table *t, const merge_plan *p,
+int engine_merge_memory(sqe_conn *conn, cat_table *t, const merge_plan *p,
                         const vec *const *params, uint32_t n_params, int64_t *rows,
                         sqe_error *err) {
     mem_merge m = {.p = p};
@@ -688,13 +689,11 @@ int engine_merge(sqe_conn *conn, const sql_stmt *st, const vec *const *params, u
        last name part: references through longer names are shortened to match */
     int rc = st->u.merge.alias ? SQE_OK : unqualify_stmt(conn, st, &st->u.merge.target, err);
     const sql_relation *src = st->u.merge.source;
-    if (!rc && !t->ice && src->kind == SQL_REL_TABLE && !src->alias)
+    const engine_table_impl *impl = engine_table_impl_of(t);
+    if (!rc && !impl->merge_by_position && src->kind == SQL_REL_TABLE && !src->alias)
         rc = unqualify_stmt(conn, st, &src->u.table.name, err);
-    if (!rc) rc = merge_plan_build(&a, st, t, t->ice != NULL, &p, err);
-    if (!rc && t->ice)
-        rc = engine_ice_merge(conn, t, &p, params, n_params, &rows, err);
-    else if (!rc)
-        rc = merge_memory(conn, t, &p, params, n_params, &rows, err);
+    if (!rc) rc = merge_plan_build(&a, st, t, impl->merge_by_position, &p, err);
+    if (!rc) rc = impl->merge(conn, t, &p, params, n_params, &rows, err);
     arena_destroy(&a);
     cat_table_unref(t);
     SQE_TRY(rc);

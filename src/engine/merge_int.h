@@ -1,59 +1,12 @@
 /*
- * merge_int.h: what the row-level statements share (DELETE, UPDATE and MERGE): the positions a
- * query found per Iceberg data file and their application as copy-on-write or merge-on-read
- * (ice_dml.c), and MERGE's planning and row routing for both catalogs (merge.c, ice_merge.c).
- * Private to src/engine/.
+ * merge_int.h: MERGE's planning and row routing for every kind of table (merge.c; the Iceberg
+ * side is iceberg/ice_merge.c) and the memory table's MERGE. Private to src/engine/.
  */
 #ifndef SQE_ENGINE_MERGE_INT_H
 #define SQE_ENGINE_MERGE_INT_H
 
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
 #include "iceberg/roaring.h"
-
-/* ---- Iceberg row positions and their application (ice_dml.c) ------------------------------ */
-
-typedef struct ice_file_positions {
-    char *path;                /* in the owning ice_positions' arena */
-    ice_roaring pos;           /* row positions in the data file */
-} ice_file_positions;
-
-/* Positions per data file. Paths live in arena a; the file array and bitmaps are heap memory
- * freed by ice_positions_reset. */
-typedef struct ice_positions {
-    arena *a;
-    ice_file_positions *files;
-    uint32_t n_files, cap_files, last;
-} ice_positions;
-
-void ice_positions_init(ice_positions *p, arena *a);
-/* Frees the bitmaps and the file array (the paths go with the arena). Safe after init. */
-void ice_positions_reset(ice_positions *p);
-/* Adds position pos of data file path[0..len). *added (may be NULL) tells whether it was new.
- * On error (out of memory) p keeps what it had. */
-int ice_positions_add(ice_positions *p, const char *path, uint32_t len, uint64_t pos,
-                      bool *added, sqe_error *err);
-
-/* Runs query q, giving every result chunk to sink (one thread at a time); hook (may be NULL)
- * rewrites the bound plan first. Nothing is kept after return. */
-int engine_dml_run(sqe_conn *conn, const sql_query *q, const vec *const *params,
-                   uint32_t n_params, engine_plan_hook hook, void *hook_ud,
-                   int (*sink)(void *, const vec_chunk *, sqe_error *), void *ud,
-                   sqe_error *err);
-
-/* Applies a row-level change to w->table and commits it as one snapshot: the rows at positions
- * p are removed (merge-on-read when mor: position delete files in v2, deletion vectors in v3;
- * otherwise copy-on-write: the affected data files are rewritten without those rows, through w,
- * reading them with `table`, the statement's name of the table) and the rows already written
- * to w are added. Operation "append" when nothing was removed, "delete" when no data file was
- * added, else "overwrite". The writer is finished here (engine_ice_writer_end still frees w).
- * On error the table is unchanged and every file written is deleted. */
-int ice_dml_apply(ice_insert *w, ice_positions *p, bool mor, const sql_qname *table,
-                  sqe_error *err);
-
-/* True when the table's `property` (write.delete.mode, write.update.mode, write.merge.mode)
- * is merge-on-read and the format allows it (v2 and later). */
-bool ice_dml_merge_on_read(const cat_table *t, const char *property);
 
 /* ---- MERGE (merge.c, ice_merge.c) --------------------------------------------------------- */
 
@@ -102,10 +55,11 @@ typedef struct merge_target_ops {
 int merge_run(sqe_conn *conn, const merge_plan *p, const vec *const *params, uint32_t n_params,
               const merge_target_ops *ops, int64_t *changed, sqe_error *err);
 
-/* MERGE into Iceberg table t (ice_merge.c): write.merge.mode picks copy-on-write or
- * merge-on-read; one commit. *rows gets the rows inserted + updated + deleted. */
-int engine_ice_merge(sqe_conn *conn, cat_table *t, const merge_plan *p, const vec *const *params,
-                     uint32_t n_params, int64_t *rows, sqe_error *err);
+/* MERGE into memory table t (merge.c; engine_mem_table_impl): the whole table is rewritten in
+ * one step. *rows gets the rows inserted + updated + deleted. */
+int engine_merge_memory(sqe_conn *conn, cat_table *t, const merge_plan *p,
+                        const vec *const *params, uint32_t n_params, int64_t *rows,
+                        sqe_error *err);
 
 /* The MERGE statement on either catalog: a one-row result with the rows changed. */
 int engine_merge(sqe_conn *conn, const sql_stmt *st, const vec *const *params, uint32_t n_params,

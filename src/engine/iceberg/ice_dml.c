@@ -5,7 +5,7 @@
  * is copy-on-write).
  *
  * INTERFACE: engine_ice_delete, engine_ice_update, engine_ice_truncate (engine.h);
- *   ice_positions_init / _reset / _add, engine_dml_run, ice_dml_apply, ice_dml_merge_on_read
+ *   ice_positions_init / _reset / _add, ice_dml_apply, ice_dml_merge_on_read
  *   (merge_int.h).
  * NOTES
  *   Every statement finds the affected rows with one query over the table's hidden columns
@@ -29,7 +29,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "engine/merge_int.h"
 #include "iceberg/delete_write.h"
 #include "iceberg/puffin.h"
@@ -135,25 +135,6 @@ static int positions_sink(void *ud, const vec_chunk *c, sqe_error *err) {
         SQE_TRY(ice_insert_sink(d->writer, &values, err));
     }
     return SQE_OK;
-}
-
-int engine_dml_run(sqe_conn *conn, const sql_query *q, const vec *const *params,
-                   uint32_t n_params, engine_plan_hook hook, void *hook_ud,
-                   int (*sink)(void *, const vec_chunk *, sqe_error *), void *ud,
-                   sqe_error *err) {
-    sqe_result *r;
-    SQE_TRY(engine_result_create(0, NULL, NULL, &r, err));
-    bound_query bq;
-    int rc = engine_plan_query_hook_sink(conn, q, params, n_params, hook, hook_ud, sink, ud, r,
-                                         &bq, err);
-    while (!rc) {
-        const vec_chunk *c;
-        rc = exec_query_next(r->query, &c, err);
-        if (rc || !c) break;
-        if (c->count) rc = sink(ud, c, err);
-    }
-    sqe_result_destroy(r);
-    return rc;
 }
 
 static int count_sink(void *ud, const vec_chunk *c, sqe_error *err) {

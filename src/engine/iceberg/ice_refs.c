@@ -16,6 +16,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/metadata_update.h"
 
 typedef struct ref_ctx {

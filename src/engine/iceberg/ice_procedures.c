@@ -42,7 +42,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/metadata_update.h"
 #include "iceberg/reachable.h"
 #include "iceberg/snapshot_produce.h"
@@ -1116,7 +1116,7 @@ int engine_ice_call(sqe_conn *conn, const sql_stmt *st, const vec *const *params
     if (!cat)
         return err_set_at(err, SQE_ERR_CATALOG_NOT_FOUND, qn->parts[0].line, qn->parts[0].col,
                           "Catalog '%s' does not exist", cat_name ? cat_name : "");
-    if (!cat->iceberg)
+    if (cat->ops->kind != CAT_KIND_ICEBERG)
         return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                           "Procedures are not supported by the memory catalog");
     proc_call c;
@@ -1146,7 +1146,7 @@ int engine_ice_call(sqe_conn *conn, const sql_stmt *st, const vec *const *params
             err->column = table_expr->col;
         }
     }
-    if (!rc && !c.t->ice)
+    if (!rc && c.t->ops->kind != CAT_KIND_ICEBERG)
         rc = err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                         "Table %s.%s is not an Iceberg table", schema, table);
     if (!rc) rc = proc->run(&c, out, err);

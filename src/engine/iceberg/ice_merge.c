@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "engine/merge_int.h"
 
 typedef struct ice_merge_state {

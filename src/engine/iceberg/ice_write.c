@@ -20,7 +20,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/data_writer.h"
 #include "iceberg/metadata_update.h"
 #include "iceberg/snapshot_produce.h"
@@ -67,7 +67,7 @@ int engine_ice_commit_meta(catalog *cat, cat_table **t, engine_ice_edit edit, vo
         ice_metadata *next;
         int rc = ice_metadata_next(&a, base->meta, base->metadata_location, &next, err);
         if (!rc) rc = edit(ud, &a, base->meta, next, err);
-        if (!rc) rc = catalog_iceberg_commit(cat, base, next, err);
+        if (!rc) rc = catalog_commit(cat, base, next, err);
         arena_destroy(&a);
         if (rc != SQE_ERR_COMMIT_CONFLICT || attempt >= retries) return rc;
         SQE_TRY(retry_wait(cat, t, &wait, max_wait, err));
@@ -85,7 +85,7 @@ int engine_ice_commit(catalog *cat, cat_table **t, ice_snapshot_change *ch, aren
         ch->base_location = base->metadata_location;
         ice_produced p;
         SQE_TRY(ice_snapshot_produce(a, base->meta, ch, &p, err));
-        int rc = catalog_iceberg_commit(cat, base, p.meta, err);
+        int rc = catalog_commit(cat, base, p.meta, err);
         if (rc == SQE_OK) {
             if (snapshot_id) *snapshot_id = p.snapshot_id;
             return SQE_OK;
@@ -104,7 +104,7 @@ int engine_ice_insert_begin(sqe_conn *conn, cat_table *t, ice_insert **out, sqe_
     bind_env env;
     engine_bind_env(conn, &env);
     catalog *cat = bind_find_catalog(&env, t->catalog);
-    if (!cat || !cat->iceberg)
+    if (!cat || cat->ops->kind != CAT_KIND_ICEBERG)
         return err_set(err, SQE_ERR_CATALOG_NOT_FOUND, "Catalog '%s' does not exist", t->catalog);
     ice_insert *ins = calloc(1, sizeof *ins);
     if (!ins) return err_nomem(err, "insert");

@@ -25,7 +25,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "common/random.h"
 #include "engine/engine.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "io/path_policy.h"
 #include "vec/vec_format.h"
 
@@ -405,8 +405,9 @@ int engine_ice_create_table(sqe_conn *conn, catalog *cat, const char *schema, co
     if (!rc) rc = add_prop(&d, "write.parquet.compression-codec", "zstd", err);
     ice_metadata *m = NULL;
     if (!rc) rc = build_metadata(&a, cols, n, &d, &m, err);
-    if (!rc) rc = catalog_iceberg_create_table(cat, conn->principal, schema, name, m,
-        if_not_exists, created, err);
+    if (!rc)
+        rc = catalog_create_table_meta(cat, conn->principal, schema, name, m, if_not_exists,
+                                       created, err);
     plan_ctx_destroy(&pctx);
     arena_destroy(&a);
     return rc;

@@ -18,7 +18,7 @@
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
 #include "engine/ice_procedures.h"
-#include "engine/ice_write_int.h"
+#include "engine/iceberg/ice_write_int.h"
 #include "iceberg/metadata_update.h"
 
 typedef struct alter_ctx {
@@ -214,8 +214,8 @@ int engine_ice_alter(sqe_conn *conn, catalog *cat, cat_table *t, const sql_stmt 
         if (to_cat != cat)
             return err_set_at(err, SQE_ERR_NOT_SUPPORTED, st->line, st->col,
                               "Table rename across catalogs is not supported");
-        int rc = catalog_iceberg_rename_table(cat, conn->principal, t->schema, t->name,
-                                         to_schema, to_name, err);
+        int rc = catalog_rename_table(cat, conn->principal, t->schema, t->name, to_schema,
+                                      to_name, err);
         if (rc == SQE_ERR_ALREADY_EXISTS)
             rc = err_set(err, SQE_ERR_ALREADY_EXISTS, "Target table '%s.%s.%s' already exists",
                          cat->name, to_schema, to_name);
