@@ -95,6 +95,53 @@ const vec *vec_resolve(const vec *v, uint32_t row, uint32_t *phys);
 /* NULL test for any shape. */
 bool vec_is_null(const vec *v, uint32_t row);
 
+/* A view of a vector of any shape (flat, constant, dictionary chains) for reading rows: logical
+ * row r's value is at data index vec_view_index(&w, r) of w.flat, a FLAT or CONST vector (the
+ * bottom of the chain), and its validity is vec_view_valid(&w, r). The view borrows everything
+ * from the vector (and from buf, see vec_view_init_buf) and is valid while they are unchanged.
+ * Shapes:
+ *   sel != NULL          index = sel[row] (one dictionary selection, or a composed one in buf);
+ *   sel, chain == NULL   index = row & mask (mask ~0: flat rows; mask 0: a constant);
+ *   chain != NULL        a dictionary chain with two or more selections and no buffer to compose
+ *                        them into: each row walks the chain (vec_resolve), correct but slower. */
+typedef struct vec_view {
+    const vec *flat;          /* FLAT or CONST vector holding the values */
+    const void *data;         /* flat->data */
+    const uint64_t *validity; /* flat->validity; NULL = no NULLs */
+    const uint32_t *sel;      /* logical row -> data index, or NULL */
+    const vec *chain;         /* the viewed vector when rows walk the chain, else NULL */
+    uint32_t mask;            /* sel and chain NULL: index = row & mask */
+} vec_view;
+
+/* Makes a view of v with no buffer of its own (chains of several selections walk per row). */
+void vec_view_init(vec_view *w, const vec *v);
+/* Like vec_view_init, but a chain of several selections is composed into buf (caller-owned,
+ * `rows` entries, must outlive the view) for rows 0..rows-1, so every row is one lookup. buf
+ * NULL or rows 0 behaves as vec_view_init. */
+void vec_view_init_buf(vec_view *w, const vec *v, uint32_t rows, uint32_t *buf);
+
+static inline uint32_t vec_view_index(const vec_view *w, uint32_t row) {
+    if (w->sel) return w->sel[row];
+    if (__builtin_expect(w->chain != NULL, 0)) {
+        uint32_t phys;
+        (void)vec_resolve(w->chain, row, &phys);
+        return phys;
+    }
+    return row & w->mask;
+}
+/* Validity at a data index (as returned by vec_view_index). */
+static inline bool vec_view_valid_at(const vec_view *w, uint32_t idx) {
+    return !w->validity || ((w->validity[idx >> 6] >> (idx & 63)) & 1);
+}
+/* Validity of logical row `row`. */
+static inline bool vec_view_valid(const vec_view *w, uint32_t row) {
+    return vec_view_valid_at(w, vec_view_index(w, row));
+}
+/* True when logical row r is data index r (a flat vector or an identity view of one). */
+static inline bool vec_view_is_flat(const vec_view *w) {
+    return !w->sel && !w->chain && w->mask == UINT32_MAX;
+}
+
 /* Makes v a view of src: row i of v is row sel[i] of src (sel NULL = identity). sel is
  * borrowed and must stay valid as long as v's contents; src likewise. */
 void vec_set_dict(vec *v, const vec *src, const uint32_t *sel);
