@@ -208,7 +208,7 @@ static bool nested_equal(const vec *a, uint32_t pa, const vec *b, uint32_t pb) {
     do {                                                                                           \
         for (uint32_t i = 0; i < count; i++) {                                                     \
             uint32_t r = sel ? sel[i] : i;                                                         \
-            uint32_t idx = vec_view_index(&w, r);                                                  \
+            uint32_t idx = vec_view_index_composed(&w, r);                                         \
             uint64_t h = vec_view_valid_at(&w, idx) ? (EXPR) : EXEC_HASH_NULL;                     \
             hashes[i] = combine ? hash_combine(hashes[i], h) : h;                                  \
         }                                                                                          \
@@ -468,7 +468,7 @@ static inline void row_clear_null(const exec_row_layout *l, uint8_t *row, uint32
         const CTYPE *src = (const CTYPE *)w.data;                                                  \
         for (uint32_t i = 0; i < count; i++) {                                                     \
             uint32_t r = sel ? sel[i] : i;                                                         \
-            uint32_t idx = vec_view_index(&w, r);                                                  \
+            uint32_t idx = vec_view_index_composed(&w, r);                                         \
             uint8_t *row = rows[i];                                                                \
             if (vec_view_valid_at(&w, idx)) {                                                      \
                 memcpy(row + off, &src[idx], sizeof(CTYPE));                                       \
@@ -515,7 +515,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
         const sqe_str *src = (const sqe_str *)w.data;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t r = sel ? sel[i] : i;
-            uint32_t idx = vec_view_index(&w, r);
+            uint32_t idx = vec_view_index_composed(&w, r);
             uint8_t *row = rows[i];
             if (!vec_view_valid_at(&w, idx)) {
                 row_set_null(l, row, f);
@@ -544,7 +544,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
     default: {
         for (uint32_t i = 0; i < count && rc == SQE_OK; i++) {
             uint32_t r = sel ? sel[i] : i;
-            uint32_t idx = vec_view_index(&w, r);
+            uint32_t idx = vec_view_index_composed(&w, r);
             uint8_t *row = rows[i];
             if (!vec_view_valid_at(&w, idx)) {
                 row_set_null(l, row, f);
@@ -805,7 +805,7 @@ int exec_ht_resize(exec_ht *ht, uint64_t new_capacity, sqe_error *err) {
             uint32_t p = cur[j];                                                                   \
             const uint8_t *row = rows[p];                                                          \
             uint32_t r = rowidx ? rowidx[p] : p;                                                   \
-            uint32_t idx = vec_view_index(w, r);                                                   \
+            uint32_t idx = vec_view_index_composed(w, r);                                          \
             bool rn = exec_row_is_null(l, row, k);                                                 \
             bool vn = !vec_view_valid_at(w, idx);                                                  \
             bool eq;                                                                               \

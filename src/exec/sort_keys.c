@@ -185,7 +185,7 @@ static inline void encode_value(const exec_sort_key *k, uint8_t kind, const uint
 #define ENCODE_LOOP(KIND)                                                                          \
     for (uint32_t i = 0; i < count; i++) {                                                         \
         uint32_t r = sel ? sel[i] : i;                                                             \
-        uint32_t idx = vec_view_index(&w, r);                                                      \
+        uint32_t idx = vec_view_index_composed(&w, r);                                             \
         uint8_t *p = entries + (size_t)i * stride + key->offset;                                   \
         if (vec_view_valid_at(&w, idx)) {                                                          \
             p[0] = 1;                                                                              \

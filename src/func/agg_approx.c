@@ -601,7 +601,7 @@ static int pct_capture(func_ctx *ctx, kll *sk, const vec *arg, uint32_t row) {
 
 static int pct_update(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                       uint32_t count, uint8_t **states) {
-    vec_view u, uw;
+    vec_view u, uw = {0};
     vec_view_init(&u, args[0]);
     bool weighted = n_args == 3;
     if (weighted) vec_view_init(&uw, args[1]);

@@ -434,7 +434,7 @@ static int listagg_append(listagg_state *s, const char *sep, uint32_t sep_len, c
 
 static int listagg_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                           const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_view u, us;
+    vec_view u, us = {0};
     vec_view_init(&u, args[0]);
     if (n_args > 1) vec_view_init(&us, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {

@@ -131,7 +131,7 @@ KERNEL(contains_fn) {
 }
 
 KERNEL(array_position_fn) {
-    vec_view ua, un;
+    vec_view ua, un = {0};
     vec_view_init(&ua, args[0]);
     if (n_args > 2) vec_view_init(&un, args[2]);
     const vec *elems = ulist_elems(&ua);
@@ -184,7 +184,7 @@ KERNEL(array_min_fn) { return extreme(ctx, args, sel, count, out, false); }
 
 /* array_join(array, delimiter[, null_replacement]) */
 KERNEL(array_join_fn) {
-    vec_view ua, ud, un;
+    vec_view ua, ud, un = {0};
     vec_view_init(&ua, args[0]);
     vec_view_init(&ud, args[1]);
     if (n_args > 2) vec_view_init(&un, args[2]);
@@ -389,7 +389,7 @@ static int sequence_i64(func_ctx *ctx, vec *out, uint32_t row, int64_t start, in
 }
 
 KERNEL(sequence_bigint_fn) {
-    vec_view ua, ub, us;
+    vec_view ua, ub, us = {0};
     vec_view_init(&ua, args[0]);
     vec_view_init(&ub, args[1]);
     if (n_args > 2) vec_view_init(&us, args[2]);
@@ -403,7 +403,7 @@ KERNEL(sequence_bigint_fn) {
 
 /* sequence of dates or timestamps with a day-to-second step (or the default one day). */
 KERNEL(sequence_temporal_ds_fn) {
-    vec_view ua, ub, us;
+    vec_view ua, ub, us = {0};
     vec_view_init(&ua, args[0]);
     vec_view_init(&ub, args[1]);
     if (n_args > 2) vec_view_init(&us, args[2]);

@@ -33,7 +33,7 @@ enum set_op { OP_DISTINCT, OP_UNION, OP_INTERSECT, OP_EXCEPT };
 
 static int set_op(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                   uint32_t count, vec *out, int op) {
-    vec_view ux, uy;
+    vec_view ux, uy = {0};
     vec_view_init(&ux, args[0]);
     if (n_args > 1) vec_view_init(&uy, args[1]);
     const vec *xe = ulist_elems(&ux), *ye = n_args > 1 ? ulist_elems(&uy) : NULL;

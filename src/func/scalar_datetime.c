@@ -505,7 +505,7 @@ static int zone_arg(func_ctx *ctx, vec *out, uint32_t row, const sqe_str *z, int
 }
 
 KERNEL(from_unixtime_fn) {
-    vec_view ux, uz, um;
+    vec_view ux, uz = {0}, um = {0};
     vec_view_init(&ux, args[0]);
     if (n_args > 1) vec_view_init(&uz, args[1]);
     if (n_args > 2) vec_view_init(&um, args[2]);

@@ -486,7 +486,7 @@ static void put_int(vec *out, uint32_t row, int64_t v) {
 }
 
 KERNEL(random_int) {
-    vec_view ua, ub;
+    vec_view ua, ub = {0};
     vec_view_init(&ua, args[0]);
     if (n_args > 1) vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {

@@ -277,7 +277,7 @@ int func_like(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint
         return SQE_OK;
     }
     /* per-row patterns, with a cache of the last one */
-    vec_view up, ue;
+    vec_view up, ue = {0};
     vec_view_init(&up, args[1]);
     if (n_args > 2) vec_view_init(&ue, args[2]);
     arena mem;

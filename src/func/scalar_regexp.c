@@ -300,7 +300,7 @@ KERNEL(regexp_like_fn) {
 
 KERNEL(regexp_extract_fn) {
     REGEXP_PROLOGUE();
-    vec_view ug;
+    vec_view ug = {0};
     if (n_args > 2) vec_view_init(&ug, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         REGEXP_USE_PATTERN(row);
@@ -344,7 +344,7 @@ static int push_elem(func_ctx *ctx, vec *out, uint32_t *n, const char *p, size_t
 
 KERNEL(regexp_extract_all_fn) {
     REGEXP_PROLOGUE();
-    vec_view ug;
+    vec_view ug = {0};
     if (n_args > 2) vec_view_init(&ug, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         REGEXP_USE_PATTERN(row);
@@ -428,7 +428,7 @@ static const char *expand_replacement(strbuf *sb, const matcher *m, const sqe_st
 
 KERNEL(regexp_replace_fn) {
     REGEXP_PROLOGUE();
-    vec_view ur;
+    vec_view ur = {0};
     if (n_args > 2) vec_view_init(&ur, args[2]);
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
@@ -504,7 +504,7 @@ KERNEL(regexp_count_fn) {
 
 KERNEL(regexp_position_fn) {
     REGEXP_PROLOGUE();
-    vec_view ust, uo;
+    vec_view ust = {0}, uo = {0};
     if (n_args > 2) vec_view_init(&ust, args[2]);
     if (n_args > 3) vec_view_init(&uo, args[3]);
     int32_t *r = out->data;

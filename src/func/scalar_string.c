@@ -260,7 +260,7 @@ static void substring_range(const char *p, uint32_t len, int64_t start, int64_t 
 
 static int substr_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                          const uint32_t *sel, uint32_t count, vec *out, bool bytes) {
-    vec_view us, ub, ul;
+    vec_view us, ub, ul = {0};
     vec_view_init(&us, args[0]);
     vec_view_init(&ub, args[1]);
     if (n_args > 2) vec_view_init(&ul, args[2]);
@@ -294,7 +294,7 @@ static int64_t find_backward(const char *s, uint32_t n, const char *sub, uint32_
 
 KERNEL(strpos_fn) {
     int64_t *r = out->data;
-    vec_view us, ub, ui;
+    vec_view us, ub, ui = {0};
     vec_view_init(&us, args[0]);
     vec_view_init(&ub, args[1]);
     if (n_args > 2) vec_view_init(&ui, args[2]);
@@ -329,7 +329,7 @@ KERNEL(strpos_fn) {
 }
 
 KERNEL(replace_fn) {
-    vec_view us, ua, ub;
+    vec_view us, ua, ub = {0};
     vec_view_init(&us, args[0]);
     vec_view_init(&ua, args[1]);
     if (n_args > 2) vec_view_init(&ub, args[2]);
@@ -431,7 +431,7 @@ static uint32_t prev_cp_start(const char *p, uint32_t end) {
 
 static int trim_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                        const uint32_t *sel, uint32_t count, vec *out, bool left, bool right) {
-    vec_view us, uc;
+    vec_view us, uc = {0};
     vec_view_init(&us, args[0]);
     if (n_args > 1) vec_view_init(&uc, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
@@ -560,7 +560,7 @@ static uint32_t split_parts(const char *p, uint32_t n, const char *d, uint32_t d
 }
 
 KERNEL(split_fn) {
-    vec_view us, ud, ul;
+    vec_view us, ud, ul = {0};
     vec_view_init(&us, args[0]);
     vec_view_init(&ud, args[1]);
     if (n_args > 2) vec_view_init(&ul, args[2]);

@@ -39,7 +39,7 @@ KERNEL(to_utf8_fn) {
 }
 
 KERNEL(from_utf8_fn) {
-    vec_view ub, ur;
+    vec_view ub, ur = {0};
     vec_view_init(&ub, args[0]);
     if (n_args > 1) vec_view_init(&ur, args[1]);
     strbuf sb;
@@ -223,7 +223,7 @@ KERNEL(from_base64url_fn) { return from_base64_common(ctx, args, sel, count, out
 static int digest_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                          const uint32_t *sel, uint32_t count, vec *out, const EVP_MD *md,
                          bool hmac) {
-    vec_view ub, uk;
+    vec_view ub, uk = {0};
     vec_view_init(&ub, args[0]);
     if (hmac) vec_view_init(&uk, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {

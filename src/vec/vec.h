@@ -100,34 +100,92 @@ bool vec_is_null(const vec *v, uint32_t row);
  * bottom of the chain), and its validity is vec_view_valid(&w, r). The view borrows everything
  * from the vector (and from buf, see vec_view_init_buf) and is valid while they are unchanged.
  * Shapes:
- *   sel != NULL          index = sel[row] (one dictionary selection, or a composed one in buf);
- *   sel, chain == NULL   index = row & mask (mask ~0: flat rows; mask 0: a constant);
- *   chain != NULL        a dictionary chain with two or more selections and no buffer to compose
- *                        them into: each row walks the chain (vec_resolve), correct but slower. */
+ *   sel == NULL          index = row & mask (mask ~0: flat rows; mask 0: a constant);
+ *   sel == VEC_VIEW_CHAIN   a dictionary chain with two or more selections and no buffer to
+ *                        compose them into: each row walks `chain` (vec_resolve), correct but
+ *                        slower;
+ *   otherwise            index = sel[row] (one dictionary selection, or one composed in buf).
+ * Views made by vec_view_init_buf with a buffer are "composed" (never a chain, constants as a
+ * zero map in buf), so the hot loops of exec/ read them with vec_view_index_composed. */
 typedef struct vec_view {
     const vec *flat;          /* FLAT or CONST vector holding the values */
     const void *data;         /* flat->data */
     const uint64_t *validity; /* flat->validity; NULL = no NULLs */
-    const uint32_t *sel;      /* logical row -> data index, or NULL */
-    const vec *chain;         /* the viewed vector when rows walk the chain, else NULL */
-    uint32_t mask;            /* sel and chain NULL: index = row & mask */
+    const uint32_t *sel;      /* logical row -> data index, NULL, or VEC_VIEW_CHAIN */
+    const vec *chain;         /* sel == VEC_VIEW_CHAIN: the viewed vector */
+    uint32_t mask;            /* sel NULL: index = row & mask */
 } vec_view;
 
+extern const uint32_t vec_view_chain_mark[1];
+#define VEC_VIEW_CHAIN (vec_view_chain_mark)
+
+/* Writes into buf[0..rows) the index in the bottom vector of rows 0..rows-1 of dictionary chain
+ * v (out of line: the composing loop of vec_view_init_buf). */
+void vec_view_compose(const vec *v, uint32_t rows, uint32_t *buf);
+
+/* Like vec_view_init, but for rows 0..rows-1 a chain of several selections is composed into buf
+ * and a constant becomes a zero map in buf (caller-owned, `rows` entries, must outlive the
+ * view), so every row is one lookup and sel NULL means identity. buf NULL or rows 0 behaves as
+ * vec_view_init. (Inline, and taking no address of w out of line, so the hot loops keep the
+ * view's fields in registers.) */
+static inline void vec_view_init_buf(vec_view *w, const vec *v, uint32_t rows, uint32_t *buf) {
+    const vec *top = v;
+    const uint32_t *first = NULL;
+    uint32_t n_sel = 0;
+    while (v->shape == VEC_DICT) {
+        if (v->sel) {
+            if (!first) first = v->sel;
+            n_sel++;
+        }
+        v = v->dict;
+    }
+    bool have_buf = buf && rows;
+    w->flat = v;
+    w->data = v->data;
+    w->validity = v->validity;
+    w->sel = NULL;
+    w->chain = NULL;
+    w->mask = UINT32_MAX;
+    if (v->shape == VEC_CONST) {
+        if (have_buf) {
+            for (uint32_t i = 0; i < rows; i++) buf[i] = 0;
+            w->sel = buf;
+        } else {
+            w->mask = 0;
+        }
+    } else if (n_sel == 1) {
+        w->sel = first;
+    } else if (n_sel > 1) {
+        if (have_buf) {
+            vec_view_compose(top, rows, buf);
+            w->sel = buf;
+        } else {
+            w->sel = VEC_VIEW_CHAIN;
+            w->chain = top;
+        }
+    }
+}
 /* Makes a view of v with no buffer of its own (chains of several selections walk per row). */
-void vec_view_init(vec_view *w, const vec *v);
-/* Like vec_view_init, but a chain of several selections is composed into buf (caller-owned,
- * `rows` entries, must outlive the view) for rows 0..rows-1, so every row is one lookup. buf
- * NULL or rows 0 behaves as vec_view_init. */
-void vec_view_init_buf(vec_view *w, const vec *v, uint32_t rows, uint32_t *buf);
+static inline void vec_view_init(vec_view *w, const vec *v) { vec_view_init_buf(w, v, 0, NULL); }
 
 static inline uint32_t vec_view_index(const vec_view *w, uint32_t row) {
-    if (w->sel) return w->sel[row];
-    if (__builtin_expect(w->chain != NULL, 0)) {
-        uint32_t phys;
-        (void)vec_resolve(w->chain, row, &phys);
-        return phys;
+    if (w->sel) {
+        if (__builtin_expect(w->sel == VEC_VIEW_CHAIN, 0)) {
+            uint32_t phys;
+            (void)vec_resolve(w->chain, row, &phys);
+            return phys;
+        }
+        return w->sel[row];
     }
     return row & w->mask;
+}
+/* True for views whose sel is a map or NULL for identity (see above). */
+static inline bool vec_view_is_composed(const vec_view *w) {
+    return w->sel ? w->sel != VEC_VIEW_CHAIN : w->mask == UINT32_MAX;
+}
+/* vec_view_index for composed views (one branch per row, as the hash and compare loops need). */
+static inline uint32_t vec_view_index_composed(const vec_view *w, uint32_t row) {
+    return w->sel ? w->sel[row] : row;
 }
 /* Validity at a data index (as returned by vec_view_index). */
 static inline bool vec_view_valid_at(const vec_view *w, uint32_t idx) {
@@ -139,7 +197,7 @@ static inline bool vec_view_valid(const vec_view *w, uint32_t row) {
 }
 /* True when logical row r is data index r (a flat vector or an identity view of one). */
 static inline bool vec_view_is_flat(const vec_view *w) {
-    return !w->sel && !w->chain && w->mask == UINT32_MAX;
+    return !w->sel && w->mask == UINT32_MAX;
 }
 
 /* Makes v a view of src: row i of v is row sel[i] of src (sel NULL = identity). sel is

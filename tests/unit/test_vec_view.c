@@ -73,12 +73,15 @@ static void check_rows(const vec *v, const uint32_t *sel, uint32_t n, const int6
     assert_true(plain.flat->shape == VEC_FLAT || plain.flat->shape == VEC_CONST);
     assert_ptr_equal(plain.flat, composed.flat);
     assert_null(composed.chain);
+    if (rows) assert_true(vec_view_is_composed(&composed));
     for (uint32_t i = 0; i < n; i++) {
         uint32_t r = sel ? sel[i] : i;
         int64_t e = expect(v, r);
         if (want) assert_int_equal(e, want[i]);
         assert_int_equal(through(&plain, r), e);
         assert_int_equal(through(&composed, r), e);
+        uint32_t idx = vec_view_index_composed(&composed, r);
+        assert_int_equal(idx, vec_view_index(&composed, r));
     }
 }
 
@@ -164,7 +167,9 @@ static void test_dictionaries(void **state) {
     check_rows(&d2, NULL, N, want2);
     check_rows(&d2, every_other, 6, NULL);
     vec_view_init(&w, &d2);
+    assert_ptr_equal(w.sel, VEC_VIEW_CHAIN);
     assert_ptr_equal(w.chain, &d2);
+    assert_false(vec_view_is_composed(&w));
     uint32_t nonnull = 0;
     for (uint32_t i = 0; i < N; i++) nonnull += vec_view_valid(&w, i);
     assert_true(nonnull > 0);
