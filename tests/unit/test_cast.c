@@ -882,7 +882,7 @@ static void test_shapes_and_unknown(void **state) {
     c.shape = VEC_CONST;
     vec_view un;
     vec_view_init(&un, &c);
-    assert_true(un.sel == NULL && un.chain == NULL && un.mask == 0);
+    assert_int_equal(un.mode, VEC_VIEW_CONST);
     assert_int_equal(vec_view_index(&un, 3), 0);
     assert_true(vec_view_valid(&un, 3));
     vec_destroy(&c);

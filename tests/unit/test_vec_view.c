@@ -167,7 +167,7 @@ static void test_dictionaries(void **state) {
     check_rows(&d2, NULL, N, want2);
     check_rows(&d2, every_other, 6, NULL);
     vec_view_init(&w, &d2);
-    assert_ptr_equal(w.sel, VEC_VIEW_CHAIN);
+    assert_int_equal(w.mode, VEC_VIEW_CHAIN);
     assert_ptr_equal(w.chain, &d2);
     assert_false(vec_view_is_composed(&w));
     uint32_t nonnull = 0;
