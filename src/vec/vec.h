@@ -100,12 +100,12 @@ bool vec_is_null(const vec *v, uint32_t row);
  * bottom of the chain), and its validity is vec_view_valid(&w, r). The view borrows everything
  * from the vector (and from buf, see vec_view_init_buf) and is valid while they are unchanged.
  * Modes (tested in this order per row, so flat rows cost one test and dictionary rows two, as
- * the views this one replaced did):
+ * with the views this one replaced; kernels special-case constants before their row loops):
  *   VEC_VIEW_FLAT   index = row;
  *   VEC_VIEW_SEL    index = sel[row] (one dictionary selection, or a composed one in buf);
  *   VEC_VIEW_CONST  index = 0;
  *   VEC_VIEW_CHAIN  a dictionary chain with two or more selections and no buffer to compose
- *                   them into: each row walks `chain` (vec_resolve), correct but slower.
+ *                   them into: each row walks `chain` as vec_resolve does, correct but slower.
  * Views made by vec_view_init_buf with a buffer are "composed" (FLAT or SEL only: constants
  * become a zero map in buf), so the hot loops of exec/ read them with vec_view_index_composed. */
 enum { VEC_VIEW_FLAT = 0, VEC_VIEW_SEL, VEC_VIEW_CONST, VEC_VIEW_CHAIN };
