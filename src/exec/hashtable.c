@@ -2,7 +2,7 @@
  * hashtable.c: row-format storage, vector hashing and the salted open-addressing hash tables
  * shared by the hash join, hash aggregation, DISTINCT and set operations (see hashtable.h).
  *
- * INTERFACE: exec_vview_init, exec_key_kind_of, exec_row_width_of,
+ * INTERFACE: exec_key_kind_of, exec_row_width_of,
  *   exec_hash_vec, exec_row_layout_init, exec_row_store_init/destroy/append,
  *   exec_row_scatter, exec_row_gather, exec_row_copy, exec_row_field_equal, exec_ht_init/
  *   destroy/clear/capacity_for/resize, exec_keys_compare_vec, exec_agg_ht_find_or_create,
@@ -23,55 +23,6 @@
 
 #include "common/hash.h"
 #include "exec/ops.h"
-
-/* --------------------------------------------------------------------------------------------
- * Views
- * ------------------------------------------------------------------------------------------ */
-
-void exec_vview_init(exec_vview *out, const vec *v, uint32_t count, uint32_t *buf) {
-    if (v->shape == VEC_FLAT) {
-        out->flat = v;
-        out->sel = NULL;
-    } else if (v->shape == VEC_CONST) {
-        out->flat = v;
-        memset(buf, 0, sizeof(uint32_t) * count);
-        out->sel = buf;
-    } else {
-        const vec *d = v->dict;
-        if (d->shape == VEC_FLAT) {
-            out->flat = d;
-            out->sel = v->sel;
-        } else {
-            /* compose the chain row by row */
-            const vec *flat = d;
-            for (uint32_t i = 0; i < count; i++) {
-                uint32_t idx = v->sel ? v->sel[i] : i;
-                const vec *cur = d;
-                for (;;) {
-                    if (cur->shape == VEC_CONST) {
-                        idx = 0;
-                        break;
-                    }
-                    if (cur->shape == VEC_DICT) {
-                        if (cur->sel) idx = cur->sel[idx];
-                        cur = cur->dict;
-                        continue;
-                    }
-                    break;
-                }
-                flat = cur;
-                buf[i] = idx;
-            }
-            if (count == 0) {
-                while (flat->shape == VEC_DICT) flat = flat->dict;
-            }
-            out->flat = flat;
-            out->sel = buf;
-        }
-    }
-    out->data = out->flat->data;
-    out->validity = out->flat->validity;
-}
 
 int exec_alloc_error(mem_tracker *t, size_t n, sqe_error *err, const char *what) {
     n += (size_t)1 << 20; /* arena blocks grow up to 1 MiB beyond the request */
@@ -257,8 +208,8 @@ static bool nested_equal(const vec *a, uint32_t pa, const vec *b, uint32_t pb) {
     do {                                                                                           \
         for (uint32_t i = 0; i < count; i++) {                                                     \
             uint32_t r = sel ? sel[i] : i;                                                         \
-            uint32_t idx = w.sel ? w.sel[r] : r;                                                   \
-            uint64_t h = exec_vview_valid(&w, idx) ? (EXPR) : EXEC_HASH_NULL;                      \
+            uint32_t idx = vec_view_index_composed(&w, r);                                         \
+            uint64_t h = vec_view_valid_at(&w, idx) ? (EXPR) : EXEC_HASH_NULL;                     \
             hashes[i] = combine ? hash_combine(hashes[i], h) : h;                                  \
         }                                                                                          \
     } while (0)
@@ -273,7 +224,7 @@ void exec_hash_vec(const vec *v, const uint32_t *sel, uint32_t count, uint64_t *
     }
     /* views of dictionaries over dictionaries need an index buffer as long as the rows the
      * selection reaches; plain flat/dict vectors do not */
-    exec_vview w;
+    vec_view w;
     uint32_t *buf = NULL;
     if (v->shape == VEC_DICT && v->dict->shape != VEC_FLAT) {
         uint32_t maxr = 0;
@@ -289,9 +240,9 @@ void exec_hash_vec(const vec *v, const uint32_t *sel, uint32_t count, uint64_t *
             }
             return;
         }
-        exec_vview_init(&w, v, maxr + 1, buf);
+        vec_view_init_buf(&w, v, maxr + 1, buf);
     } else {
-        exec_vview_init(&w, v, 0, NULL);
+        vec_view_init(&w, v);
     }
     const uint8_t *d = w.data;
     if (v->type.id == TYPE_UNKNOWN) {
@@ -517,9 +468,9 @@ static inline void row_clear_null(const exec_row_layout *l, uint8_t *row, uint32
         const CTYPE *src = (const CTYPE *)w.data;                                                  \
         for (uint32_t i = 0; i < count; i++) {                                                     \
             uint32_t r = sel ? sel[i] : i;                                                         \
-            uint32_t idx = w.sel ? w.sel[r] : r;                                                   \
+            uint32_t idx = vec_view_index_composed(&w, r);                                         \
             uint8_t *row = rows[i];                                                                \
-            if (exec_vview_valid(&w, idx)) {                                                       \
+            if (vec_view_valid_at(&w, idx)) {                                                      \
                 memcpy(row + off, &src[idx], sizeof(CTYPE));                                       \
                 row_clear_null(l, row, f);                                                         \
             } else {                                                                               \
@@ -538,7 +489,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
         for (uint32_t i = 0; i < count; i++) row_set_null(l, rows[i], f);
         return SQE_OK;
     }
-    exec_vview w;
+    vec_view w;
     uint32_t *buf = NULL;
     uint32_t maxr = 0;
     if (v->shape != VEC_FLAT && !(v->shape == VEC_DICT && v->dict->shape == VEC_FLAT)) {
@@ -549,7 +500,7 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
         buf = mem_alloc(s->tracker, sizeof(uint32_t) * ((size_t)maxr + 1), err);
         if (!buf) return err ? err->code : SQE_ERR_OUT_OF_MEMORY;
     }
-    exec_vview_init(&w, v, buf ? maxr + 1 : 0, buf);
+    vec_view_init_buf(&w, v, buf ? maxr + 1 : 0, buf);
     int rc = SQE_OK;
     switch (l->kinds[f]) {
     case EXEC_KEY_U8: SCATTER_LOOP(uint8_t); break;
@@ -564,9 +515,9 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
         const sqe_str *src = (const sqe_str *)w.data;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t r = sel ? sel[i] : i;
-            uint32_t idx = w.sel ? w.sel[r] : r;
+            uint32_t idx = vec_view_index_composed(&w, r);
             uint8_t *row = rows[i];
-            if (!exec_vview_valid(&w, idx)) {
+            if (!vec_view_valid_at(&w, idx)) {
                 row_set_null(l, row, f);
                 memset(row + off, 0, sizeof(sqe_str));
                 continue;
@@ -593,9 +544,9 @@ int exec_row_scatter(exec_row_store *s, uint32_t f, const vec *v, const uint32_t
     default: {
         for (uint32_t i = 0; i < count && rc == SQE_OK; i++) {
             uint32_t r = sel ? sel[i] : i;
-            uint32_t idx = w.sel ? w.sel[r] : r;
+            uint32_t idx = vec_view_index_composed(&w, r);
             uint8_t *row = rows[i];
-            if (!exec_vview_valid(&w, idx)) {
+            if (!vec_view_valid_at(&w, idx)) {
                 row_set_null(l, row, f);
                 memset(row + off, 0, sizeof(exec_row_nested_ref));
                 continue;
@@ -854,9 +805,9 @@ int exec_ht_resize(exec_ht *ht, uint64_t new_capacity, sqe_error *err) {
             uint32_t p = cur[j];                                                                   \
             const uint8_t *row = rows[p];                                                          \
             uint32_t r = rowidx ? rowidx[p] : p;                                                   \
-            uint32_t idx = w->sel ? w->sel[r] : r;                                                 \
+            uint32_t idx = vec_view_index_composed(w, r);                                          \
             bool rn = exec_row_is_null(l, row, k);                                                 \
-            bool vn = !exec_vview_valid(w, idx);                                                   \
+            bool vn = !vec_view_valid_at(w, idx);                                                  \
             bool eq;                                                                               \
             if (rn | vn)                                                                           \
                 eq = rn & vn;                                                                      \
@@ -920,14 +871,15 @@ static inline int64_t ld64(const uint8_t *p) {
     return v;
 }
 
-uint32_t exec_keys_compare_vec(const exec_row_layout *l, uint32_t n_keys, const exec_vview *keys,
+uint32_t exec_keys_compare_vec(const exec_row_layout *l, uint32_t n_keys, const vec_view *keys,
                                const uint32_t *rowidx, uint8_t *const *rows, const uint32_t *cand,
                                uint32_t n, uint32_t *match, uint32_t *miss, uint32_t *n_miss) {
     uint32_t nm = 0;
     const uint32_t *cur = cand;
     uint32_t n_cur = n;
     for (uint32_t k = 0; k < n_keys; k++) {
-        const exec_vview *w = &keys[k];
+        const vec_view wk = keys[k]; /* a local copy: its fields stay in registers */
+        const vec_view *w = &wk;
         const uint8_t *d = w->data;
         uint32_t off = l->offsets[k];
         uint32_t *keep = match; /* filtering in place is safe: keep never overtakes cur */
@@ -964,7 +916,7 @@ uint32_t exec_keys_compare_vec(const exec_row_layout *l, uint32_t n_keys, const 
  * ------------------------------------------------------------------------------------------ */
 
 int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
-                               const exec_vview *keys, const vec *const *key_vecs,
+                               const vec_view *keys, const vec *const *key_vecs,
                                const uint32_t *rowidx, const uint64_t *hashes, uint32_t count,
                                exec_row_store *stores, uint32_t radix_bits, uint8_t **rows_out,
                                uint32_t *new_idx, uint32_t *n_new, exec_ht_scratch *sc,
@@ -1146,7 +1098,7 @@ bool exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
 }
 
 void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
-                        const exec_vview *keys, const uint32_t *rowidx, const uint64_t *hashes,
+                        const vec_view *keys, const uint32_t *rowidx, const uint64_t *hashes,
                         uint32_t count, uint8_t **heads, exec_ht_scratch *sc) {
     const uint64_t *entries = ht->entries;
     HT_LOCALS(ht);

@@ -29,28 +29,6 @@
 #include "common/mem.h"
 #include "vec/vec.h"
 
-/* --------------------------------------------------------------------------------------------
- * Vector views: any vector shape read as (flat data, validity, index map)
- * ------------------------------------------------------------------------------------------ */
-
-typedef struct exec_vview {
-    const vec *flat;          /* the flat vector holding the values */
-    const uint8_t *data;      /* flat->data */
-    const uint64_t *validity; /* NULL = no NULLs */
-    const uint32_t *sel;      /* logical row -> index into data; NULL = identity */
-} exec_vview;
-
-/* Makes a view of rows 0..count-1 of v. buf (count entries) is used when the view needs an index
- * map of its own (constants, nested dictionaries); it must outlive the view. */
-void exec_vview_init(exec_vview *out, const vec *v, uint32_t count, uint32_t *buf);
-
-static inline uint32_t exec_vview_idx(const exec_vview *w, uint32_t row) {
-    return w->sel ? w->sel[row] : row;
-}
-static inline bool exec_vview_valid(const exec_vview *w, uint32_t idx) {
-    return !w->validity || ((w->validity[idx >> 6] >> (idx & 63)) & 1);
-}
-
 /* Reports a failed allocation of about n bytes made through tracker t by a helper that lost the
  * reason (arenas, vector bitmaps): EXCEEDED_MEMORY_LIMIT when the query's limit is what fails,
  * else OUT_OF_MEMORY naming `what`. Returns the code. */
@@ -227,7 +205,7 @@ typedef struct exec_ht_scratch {
 /* Compares key field k (0..n_keys) of rows[cand[i]] with the view's value at row idx[cand[i]] for
  * the n candidates; writes the positions (values of cand) that matched into match and those that
  * did not into miss. NULL equals NULL. Returns the number matched; *n_miss gets the others. */
-uint32_t exec_keys_compare_vec(const exec_row_layout *l, uint32_t n_keys, const exec_vview *keys,
+uint32_t exec_keys_compare_vec(const exec_row_layout *l, uint32_t n_keys, const vec_view *keys,
                                const uint32_t *rowidx, uint8_t *const *rows, const uint32_t *cand,
                                uint32_t n, uint32_t *match, uint32_t *miss, uint32_t *n_miss);
 
@@ -240,7 +218,7 @@ uint32_t exec_keys_compare_vec(const exec_row_layout *l, uint32_t n_keys, const 
  * rows_out[i] receives the group row. The directory must have room (load <= 1/2 after adding
  * count entries). Strings and nested values of new rows are kept in stores[0]. */
 int exec_agg_ht_find_or_create(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
-                               const exec_vview *keys, const vec *const *key_vecs,
+                               const vec_view *keys, const vec *const *key_vecs,
                                const uint32_t *rowidx, const uint64_t *hashes, uint32_t count,
                                exec_row_store *stores, uint32_t radix_bits, uint8_t **rows_out,
                                uint32_t *new_idx, uint32_t *n_new, exec_ht_scratch *sc,
@@ -282,7 +260,7 @@ bool exec_join_ht_insert(exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
 /* Probes count rows (rowidx[i] = chunk row, hashes[i]) against a finished join table: heads[i] =
  * the first build row with equal keys (follow EXEC_ROW_NEXT for the others) or NULL. */
 void exec_join_ht_probe(const exec_ht *ht, const exec_row_layout *l, uint32_t n_keys,
-                        const exec_vview *keys, const uint32_t *rowidx, const uint64_t *hashes,
+                        const vec_view *keys, const uint32_t *rowidx, const uint64_t *hashes,
                         uint32_t count, uint8_t **heads, exec_ht_scratch *sc);
 
 static inline uint8_t *exec_row_next(const uint8_t *row) {

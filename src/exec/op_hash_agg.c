@@ -98,7 +98,7 @@ typedef struct agg_local {
     const vec **ordv;
     uint32_t **fsel;              /* per aggregate: filter selection (VEC_CHUNK_SIZE) */
     uint32_t *fn;
-    exec_vview *views;
+    vec_view *views;
     uint32_t *idx_extra;          /* index buffers for views beyond 8 keys */
     uint64_t *hashes, *thash;
     uint8_t **rows, **states, **trows;
@@ -337,10 +337,10 @@ out_rc:
     return rc;
 }
 
-static exec_vview *key_views(agg_local *l, const agg_impl *im, uint32_t n) {
+static vec_view *key_views(agg_local *l, const agg_impl *im, uint32_t n) {
     for (uint32_t g = 0; g < im->n_groups; g++) {
         uint32_t *buf = g < 8 ? l->sc->idxbuf[g] : l->idx_extra + (size_t)(g - 8) * VEC_CHUNK_SIZE;
-        exec_vview_init(&l->views[g], l->keys[g], n, buf);
+        vec_view_init_buf(&l->views[g], l->keys[g], n, buf);
     }
     return l->views;
 }
@@ -426,7 +426,7 @@ static int agg_sink(exec_op *op, void *gstate, void *lstate, const vec_chunk *in
                     exec_ht_clear(&sl->ht);
             }
             uint32_t n_new = 0;
-            exec_vview *views = key_views(l, im, n);
+            vec_view *views = key_views(l, im, n);
             SQE_TRY(exec_agg_ht_find_or_create(&sl->ht, &im->layout, im->n_groups, views, l->keys,
                                                NULL, l->hashes, n, sl->parts, im->radix_bits,
                                                l->rows, l->new_idx, &n_new, l->sc, err));

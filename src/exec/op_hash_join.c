@@ -141,7 +141,7 @@ typedef struct jb_global {
 typedef struct jp_local {
     exec_expr_state **key_st;
     const vec **keyv;
-    exec_vview *views;
+    vec_view *views;
     uint32_t *idx_extra;
     exec_ht_scratch *sc;
     exec_expr_state *res_st;
@@ -495,7 +495,7 @@ static int jp_local_init(exec_op *op, void **lstate, sqe_error *err) {
     int rc = SQE_OK;
     l->key_st = mem_calloc(t, sizeof(exec_expr_state *) * im->n_keys, err);
     l->keyv = mem_calloc(t, sizeof(vec *) * im->n_keys, err);
-    l->views = mem_calloc(t, sizeof(exec_vview) * im->n_keys, err);
+    l->views = mem_calloc(t, sizeof(vec_view) * im->n_keys, err);
     l->sc = mem_alloc(t, sizeof(exec_ht_scratch), err);
     if (im->n_keys > 8)
         l->idx_extra = mem_alloc(t, sizeof(uint32_t) * VEC_CHUNK_SIZE * (im->n_keys - 8), err);
@@ -555,7 +555,7 @@ static int probe_chunk(exec_op *op, jp_local *l, const vec_chunk *in, sqe_error 
     for (uint32_t k = 0; k < im->n_keys; k++) {
         exec_hash_vec(l->keyv[k], sel, np, l->hashes, k > 0);
         uint32_t *buf = k < 8 ? l->sc->idxbuf[k] : l->idx_extra + (size_t)(k - 8) * VEC_CHUNK_SIZE;
-        exec_vview_init(&l->views[k], l->keyv[k], n, buf);
+        vec_view_init_buf(&l->views[k], l->keyv[k], n, buf);
     }
     if (sel) {
         exec_join_ht_probe(&g->dir, &im->layout, im->n_keys, l->views, sel, l->hashes, np,

@@ -185,9 +185,9 @@ static inline void encode_value(const exec_sort_key *k, uint8_t kind, const uint
 #define ENCODE_LOOP(KIND)                                                                          \
     for (uint32_t i = 0; i < count; i++) {                                                         \
         uint32_t r = sel ? sel[i] : i;                                                             \
-        uint32_t idx = w.sel ? w.sel[r] : r;                                                       \
+        uint32_t idx = vec_view_index_composed(&w, r);                                             \
         uint8_t *p = entries + (size_t)i * stride + key->offset;                                   \
-        if (exec_vview_valid(&w, idx)) {                                                           \
+        if (vec_view_valid_at(&w, idx)) {                                                          \
             p[0] = 1;                                                                              \
             encode_value(key, KIND, w.data, idx, p + 1);                                           \
         } else {                                                                                   \
@@ -225,8 +225,8 @@ void exec_sort_encode(const exec_sort_spec *s, uint32_t k, const vec *v, const u
         }
         return;
     }
-    exec_vview w;
-    exec_vview_init(&w, v, 0, NULL);
+    vec_view w;
+    vec_view_init(&w, v);
     switch (kind) {
     case EXEC_KEY_U8: ENCODE_LOOP(EXEC_KEY_U8) break;
     case EXEC_KEY_I16: ENCODE_LOOP(EXEC_KEY_I16) break;

@@ -194,7 +194,7 @@ static int hll_precision(func_ctx *ctx, double e, uint8_t *p) {
     case P: {                                                                                      \
         const T *vals = (const T *)u.data;                                                         \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
-            uint32_t i = vec_unified_index(&u, row);                                               \
+            uint32_t i = vec_view_index(&u, row);                                                  \
             if (!agg_valid_at(&u, i)) continue;                                                    \
             hll_state *s = (hll_state *)states[row];                                               \
             if (!s->p) s->p = p;                                                                   \
@@ -216,16 +216,16 @@ static int approx_distinct_update(func_ctx *ctx, const vec *const *args, uint32_
     double e = HLL_DEFAULT_ERROR;
     if (n_args > 1) {
         uint32_t first = sel ? sel[0] : 0;
-        vec_unified ue;
-        vec_unify(args[1], &ue);
-        uint32_t i = vec_unified_index(&ue, first);
+        vec_view ue;
+        vec_view_init(&ue, args[1]);
+        uint32_t i = vec_view_index(&ue, first);
         if (!agg_valid_at(&ue, i))
             return err_set(ctx->err, SQE_ERR_INVALID_FUNCTION_ARGUMENT, "Max standard error cannot be null");
         e = ((const double *)ue.data)[i];
     }
     SQE_TRY(hll_precision(ctx, e, &p));
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     switch (agg_phys_of(args[0]->type)) {
         HLL_CASE(AGG_P_BOOL, uint8_t, HASH_INT)
         HLL_CASE(AGG_P_I8, int8_t, HASH_INT)
@@ -240,7 +240,7 @@ static int approx_distinct_update(func_ctx *ctx, const vec *const *args, uint32_
         HLL_CASE(AGG_P_STR, sqe_str, HASH_STR)
     case AGG_P_NESTED:
         FUNC_FOR_ROWS(sel, count, row) {
-            if (!agg_valid_at(&u, vec_unified_index(&u, row))) continue;
+            if (!agg_valid_at(&u, vec_view_index(&u, row))) continue;
             hll_state *s = (hll_state *)states[row];
             if (!s->p) s->p = p;
             SQE_TRY(hll_add_hash(s, agg_value_hash(args[0], row), ctx->tracker, ctx->err));
@@ -568,11 +568,11 @@ static int pct_capture(func_ctx *ctx, kll *sk, const vec *arg, uint32_t row) {
     case P: {                                                                                      \
         const T *vals = (const T *)u.data;                                                         \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
-            uint32_t i = vec_unified_index(&u, row);                                               \
+            uint32_t i = vec_view_index(&u, row);                                                  \
             if (!agg_valid_at(&u, i)) continue;                                                    \
             uint64_t w = 1;                                                                        \
             if (weighted) {                                                                        \
-                uint32_t j = vec_unified_index(&uw, row);                                          \
+                uint32_t j = vec_view_index(&uw, row);                                             \
                 if (!agg_valid_at(&uw, j)) continue;                                               \
                 int64_t wv = ((const int64_t *)uw.data)[j];                                        \
                 if (wv < 1)                                                                        \
@@ -601,10 +601,10 @@ static int pct_capture(func_ctx *ctx, kll *sk, const vec *arg, uint32_t row) {
 
 static int pct_update(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                       uint32_t count, uint8_t **states) {
-    vec_unified u, uw;
-    vec_unify(args[0], &u);
+    vec_view u, uw = {0};
+    vec_view_init(&u, args[0]);
     bool weighted = n_args == 3;
-    if (weighted) vec_unify(args[1], &uw);
+    if (weighted) vec_view_init(&uw, args[1]);
     else memset(&uw, 0, sizeof uw);
     switch (agg_phys_of(args[0]->type)) {
         PCT_CASE(AGG_P_I8, int8_t, ENC_INT)

@@ -3,7 +3,7 @@
  * arbitrary/any_value, bool_and/every, bool_or, bitwise_{and,or,xor}_agg, geometric_mean,
  * checksum.
  *
- * Each update kernel unifies its argument vectors once, switches once per batch on the
+ * Each update kernel views its argument vectors once, switches once per batch on the
  * physical class of the input (agg_phys), and runs a loop generated for that class. When every
  * selected row shares one state (ungrouped aggregation, or a batch of one group) the loop
  * accumulates in locals and touches the state once at the end.
@@ -83,33 +83,33 @@ static int count_star_update(func_ctx *ctx, const vec *const *args, uint32_t n_a
 
 static int count_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                         const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     if (!u.validity) return count_star_update(ctx, args, n_args, sel, count, states);
     uint8_t *one = agg_uniform_state(sel, count, states);
     if (one) {
         int64_t n = 0;
-        if (!sel && u.mode == 0) {
+        if (!sel && vec_view_is_flat(&u)) {
             /* Rows 0..count-1: count the validity bits. */
             uint32_t full = count / 64, rest = count % 64;
             for (uint32_t w = 0; w < full; w++) n += __builtin_popcountll(u.validity[w]);
             if (rest) n += __builtin_popcountll(u.validity[full] & (((uint64_t)1 << rest) - 1));
         } else {
-            FUNC_FOR_ROWS(sel, count, row) { n += agg_valid_at(&u, vec_unified_index(&u, row)); }
+            FUNC_FOR_ROWS(sel, count, row) { n += agg_valid_at(&u, vec_view_index(&u, row)); }
         }
         ((count_state *)one)->n += n;
         return SQE_OK;
     }
     FUNC_FOR_ROWS(sel, count, row) {
-        ((count_state *)states[row])->n += agg_valid_at(&u, vec_unified_index(&u, row));
+        ((count_state *)states[row])->n += agg_valid_at(&u, vec_view_index(&u, row));
     }
     return SQE_OK;
 }
 
 static int count_if_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                            const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     const uint8_t *vals = (const uint8_t *)u.data;
     uint8_t *one = agg_uniform_state(sel, count, states);
     if (one) {
@@ -118,7 +118,7 @@ static int count_if_update(func_ctx *ctx, const vec *const *args, uint32_t n_arg
             for (uint32_t r = 0; r < count; r++) n += vals[r] != 0;
         } else {
             FUNC_FOR_ROWS(sel, count, row) {
-                uint32_t i = vec_unified_index(&u, row);
+                uint32_t i = vec_view_index(&u, row);
                 n += agg_valid_at(&u, i) && vals[i];
             }
         }
@@ -126,7 +126,7 @@ static int count_if_update(func_ctx *ctx, const vec *const *args, uint32_t n_arg
         return SQE_OK;
     }
     FUNC_FOR_ROWS(sel, count, row) {
-        uint32_t i = vec_unified_index(&u, row);
+        uint32_t i = vec_view_index(&u, row);
         ((count_state *)states[row])->n += agg_valid_at(&u, i) && vals[i];
     }
     return SQE_OK;
@@ -177,7 +177,7 @@ AGG_ZERO_INIT(sum_init, sum_state)
                 n = count;                                                                         \
             } else {                                                                               \
                 FUNC_FOR_ROWS(sel, count, row) {                                                   \
-                    uint32_t i = vec_unified_index(&u, row);                                       \
+                    uint32_t i = vec_view_index(&u, row);                                          \
                     if (!agg_valid_at(&u, i)) continue;                                            \
                     acc += vals[i];                                                                \
                     n++;                                                                           \
@@ -187,7 +187,7 @@ AGG_ZERO_INIT(sum_init, sum_state)
             ((sum_state *)one)->n += n;                                                            \
         } else {                                                                                   \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
-                uint32_t i = vec_unified_index(&u, row);                                           \
+                uint32_t i = vec_view_index(&u, row);                                              \
                 if (!agg_valid_at(&u, i)) continue;                                                \
                 sum_state *s = (sum_state *)states[row];                                           \
                 s->acc.FIELD += vals[i];                                                           \
@@ -198,8 +198,8 @@ AGG_ZERO_INIT(sum_init, sum_state)
 
 static int sum_int_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                           const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     uint8_t *one = agg_uniform_state(sel, count, states);
     switch (agg_phys_of(args[0]->type)) {
     case AGG_P_I8: SUM_LOOP(int8_t, int64_t, i); break;
@@ -213,8 +213,8 @@ static int sum_int_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
 
 static int sum_dbl_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                           const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     uint8_t *one = agg_uniform_state(sel, count, states);
     switch (agg_phys_of(args[0]->type)) {
     case AGG_P_F32: SUM_LOOP(float, double, d); break;
@@ -226,8 +226,8 @@ static int sum_dbl_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
 
 static int sum_dec_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                           const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     uint8_t *one = agg_uniform_state(sel, count, states);
     agg_phys cls = agg_phys_of(args[0]->type);
     if (args[0]->type.id != TYPE_DECIMAL) return unsupported(ctx, "sum", args[0]->type);
@@ -242,7 +242,7 @@ static int sum_dec_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
                 n = count;
             } else {
                 FUNC_FOR_ROWS(sel, count, row) {
-                    uint32_t i = vec_unified_index(&u, row);
+                    uint32_t i = vec_view_index(&u, row);
                     if (!agg_valid_at(&u, i)) continue;
                     acc += vals[i];
                     n++;
@@ -254,7 +254,7 @@ static int sum_dec_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
             return SQE_OK;
         }
         FUNC_FOR_ROWS(sel, count, row) {
-            uint32_t i = vec_unified_index(&u, row);
+            uint32_t i = vec_view_index(&u, row);
             if (!agg_valid_at(&u, i)) continue;
             sum_state *s = (sum_state *)states[row];
             ADD192(s->acc.u, s->hi, (int128)vals[i]);
@@ -268,7 +268,7 @@ static int sum_dec_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
         unsigned __int128 lo = s->acc.u;
         int64_t hi = s->hi, n = 0;
         FUNC_FOR_ROWS(sel, count, row) {
-            uint32_t i = vec_unified_index(&u, row);
+            uint32_t i = vec_view_index(&u, row);
             if (!agg_valid_at(&u, i)) continue;
             ADD192(lo, hi, vals[i]);
             n++;
@@ -279,7 +279,7 @@ static int sum_dec_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
         return SQE_OK;
     }
     FUNC_FOR_ROWS(sel, count, row) {
-        uint32_t i = vec_unified_index(&u, row);
+        uint32_t i = vec_view_index(&u, row);
         if (!agg_valid_at(&u, i)) continue;
         sum_state *s = (sum_state *)states[row];
         ADD192(s->acc.u, s->hi, vals[i]);
@@ -469,7 +469,7 @@ AGG_ZERO_INIT(minmax_init, minmax_state)
                 }                                                                                  \
             } else {                                                                               \
                 FUNC_FOR_ROWS(sel, count, row) {                                                   \
-                    uint32_t i = vec_unified_index(&u, row);                                       \
+                    uint32_t i = vec_view_index(&u, row);                                          \
                     if (!agg_valid_at(&u, i)) continue;                                            \
                     T x = vals[i];                                                                 \
                     if (!has || MM_BETTER(LT, IS_MAX, x, best)) {                                  \
@@ -485,7 +485,7 @@ AGG_ZERO_INIT(minmax_init, minmax_state)
             }                                                                                      \
         } else {                                                                                   \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
-                uint32_t i = vec_unified_index(&u, row);                                           \
+                uint32_t i = vec_view_index(&u, row);                                              \
                 if (!agg_valid_at(&u, i)) continue;                                                \
                 minmax_state *s = (minmax_state *)states[row];                                     \
                 T x = vals[i];                                                                     \
@@ -507,8 +507,8 @@ AGG_ZERO_INIT(minmax_init, minmax_state)
 
 static int min_update(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                       uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     uint8_t *one = agg_uniform_state(sel, count, states);
     switch (agg_phys_of(args[0]->type)) {
         AGG_FIXED_CLASSES(MIN_CASE)
@@ -519,8 +519,8 @@ static int min_update(func_ctx *ctx, const vec *const *args, uint32_t n_args, co
 
 static int max_update(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                       uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     uint8_t *one = agg_uniform_state(sel, count, states);
     switch (agg_phys_of(args[0]->type)) {
         AGG_FIXED_CLASSES(MAX_CASE)
@@ -587,15 +587,15 @@ static inline bool str_better(const sqe_str *x, const sqe_str *cur, bool is_max)
 static int minmax_str_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                              uint32_t count, uint8_t **states, bool is_max) {
     if (agg_phys_of(args[0]->type) != AGG_P_STR) return unsupported(ctx, is_max ? "max" : "min", args[0]->type);
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     const sqe_str *vals = (const sqe_str *)u.data;
     uint8_t *one = agg_uniform_state(sel, count, states);
     if (one) {
         /* Find the batch's extreme first, then copy it at most once. */
         const sqe_str *best = NULL;
         FUNC_FOR_ROWS(sel, count, row) {
-            uint32_t i = vec_unified_index(&u, row);
+            uint32_t i = vec_view_index(&u, row);
             if (!agg_valid_at(&u, i)) continue;
             if (!best || str_better(&vals[i], best, is_max)) best = &vals[i];
         }
@@ -605,7 +605,7 @@ static int minmax_str_update(func_ctx *ctx, const vec *const *args, const uint32
         return SQE_OK;
     }
     FUNC_FOR_ROWS(sel, count, row) {
-        uint32_t i = vec_unified_index(&u, row);
+        uint32_t i = vec_view_index(&u, row);
         if (!agg_valid_at(&u, i)) continue;
         agg_cell *c = &((minmax_str_state *)states[row])->best;
         if (c->kind == AGG_CELL_STR && !str_better(&vals[i], &c->v.str, is_max)) continue;
@@ -668,7 +668,7 @@ AGG_ZERO_INIT(by_init, by_state)
             memset(&best, 0, sizeof best);                                                         \
             if (has) memcpy(&best, s->key.v.raw, sizeof best);                                     \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
-                uint32_t i = vec_unified_index(&uy, row);                                          \
+                uint32_t i = vec_view_index(&uy, row);                                             \
                 if (!agg_valid_at(&uy, i)) continue;                                               \
                 if (!has || MM_BETTER(LT, is_max, keys[i], best)) {                                \
                     best = keys[i];                                                                \
@@ -683,7 +683,7 @@ AGG_ZERO_INIT(by_init, by_state)
             }                                                                                      \
         } else {                                                                                   \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
-                uint32_t i = vec_unified_index(&uy, row);                                          \
+                uint32_t i = vec_view_index(&uy, row);                                             \
                 if (!agg_valid_at(&uy, i)) continue;                                               \
                 by_state *s = (by_state *)states[row];                                             \
                 T k = keys[i];                                                                     \
@@ -702,8 +702,8 @@ AGG_ZERO_INIT(by_init, by_state)
 
 static int by_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                      uint8_t **states, bool is_max) {
-    vec_unified uy;
-    vec_unify(args[1], &uy);
+    vec_view uy;
+    vec_view_init(&uy, args[1]);
     uint8_t *one = agg_uniform_state(sel, count, states);
     switch (agg_phys_of(args[1]->type)) {
         AGG_FIXED_CLASSES(BY_CASE)
@@ -715,7 +715,7 @@ static int by_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
             uint32_t best_row = 0;
             bool found = false;
             FUNC_FOR_ROWS(sel, count, row) {
-                uint32_t i = vec_unified_index(&uy, row);
+                uint32_t i = vec_view_index(&uy, row);
                 if (!agg_valid_at(&uy, i)) continue;
                 if (!best || str_better(&keys[i], best, is_max)) {
                     best = &keys[i];
@@ -731,7 +731,7 @@ static int by_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
             break;
         }
         FUNC_FOR_ROWS(sel, count, row) {
-            uint32_t i = vec_unified_index(&uy, row);
+            uint32_t i = vec_view_index(&uy, row);
             if (!agg_valid_at(&uy, i)) continue;
             by_state *s = (by_state *)states[row];
             if (s->key.kind == AGG_CELL_STR && !str_better(&keys[i], &s->key.v.str, is_max)) continue;
@@ -807,11 +807,11 @@ AGG_ZERO_INIT(arbitrary_init, arbitrary_state)
 
 static int arbitrary_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                             const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         agg_cell *c = &((arbitrary_state *)states[row])->value;
-        if (c->kind != AGG_CELL_EMPTY || !agg_valid_at(&u, vec_unified_index(&u, row))) continue;
+        if (c->kind != AGG_CELL_EMPTY || !agg_valid_at(&u, vec_view_index(&u, row))) continue;
         SQE_TRY(agg_cell_set(c, args[0], row, ctx->tracker, ctx->err));
     }
     return SQE_OK;
@@ -835,11 +835,11 @@ AGG_ZERO_INIT(bool_init, bool_state)
 
 static int bool_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                        uint8_t **states, bool is_or) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     const uint8_t *vals = (const uint8_t *)u.data;
     FUNC_FOR_ROWS(sel, count, row) {
-        uint32_t i = vec_unified_index(&u, row);
+        uint32_t i = vec_view_index(&u, row);
         if (!agg_valid_at(&u, i)) continue;
         bool_state *s = (bool_state *)states[row];
         uint8_t x = vals[i] != 0;
@@ -904,7 +904,7 @@ static inline int64_t bits_apply(int op, int64_t a, int64_t b) {
     case P: {                                                                                      \
         const T *vals = (const T *)u.data;                                                         \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
-            uint32_t i = vec_unified_index(&u, row);                                               \
+            uint32_t i = vec_view_index(&u, row);                                                  \
             if (!agg_valid_at(&u, i)) continue;                                                    \
             bits_state *s = (bits_state *)states[row];                                             \
             s->value = s->has ? bits_apply(op, s->value, vals[i]) : vals[i];                       \
@@ -915,8 +915,8 @@ static inline int64_t bits_apply(int op, int64_t a, int64_t b) {
 
 static int bits_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                        uint8_t **states, int op) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     switch (agg_phys_of(args[0]->type)) {
         BITS_CASE(AGG_P_I8, int8_t)
         BITS_CASE(AGG_P_I16, int16_t)
@@ -968,7 +968,7 @@ AGG_ZERO_INIT(geo_init, geo_state)
     case P: {                                                                                      \
         const T *vals = (const T *)u.data;                                                         \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
-            uint32_t i = vec_unified_index(&u, row);                                               \
+            uint32_t i = vec_view_index(&u, row);                                                  \
             if (!agg_valid_at(&u, i)) continue;                                                    \
             geo_state *s = (geo_state *)states[row];                                               \
             s->log_sum += log((double)vals[i]);                                                    \
@@ -979,8 +979,8 @@ AGG_ZERO_INIT(geo_init, geo_state)
 
 static int geo_update(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                       uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     switch (agg_phys_of(args[0]->type)) {
         GEO_CASE(AGG_P_I8, int8_t)
         GEO_CASE(AGG_P_I16, int16_t)

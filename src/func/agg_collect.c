@@ -434,11 +434,11 @@ static int listagg_append(listagg_state *s, const char *sep, uint32_t sep_len, c
 
 static int listagg_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                           const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u, us;
-    vec_unify(args[0], &u);
-    if (n_args > 1) vec_unify(args[1], &us);
+    vec_view u, us = {0};
+    vec_view_init(&u, args[0]);
+    if (n_args > 1) vec_view_init(&us, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
-        uint32_t i = vec_unified_index(&u, row);
+        uint32_t i = vec_view_index(&u, row);
         if (!agg_valid_at(&u, i)) continue;
         listagg_state *s = (listagg_state *)states[row];
         if (s->sep.kind == AGG_CELL_EMPTY) {
@@ -446,7 +446,7 @@ static int listagg_update(func_ctx *ctx, const vec *const *args, uint32_t n_args
             memset(&empty, 0, sizeof empty);
             const sqe_str *sep = &empty;
             if (n_args > 1) {
-                uint32_t j = vec_unified_index(&us, row);
+                uint32_t j = vec_view_index(&us, row);
                 if (agg_valid_at(&us, j)) sep = &((const sqe_str *)us.data)[j];
             }
             SQE_TRY(agg_cell_set_str(&s->sep, sep, ctx->tracker, ctx->err));
@@ -509,10 +509,10 @@ static int map_agg_add(func_ctx *ctx, map_agg_state *s, const vec *keys, uint32_
 
 static int map_agg_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                           const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified uk;
-    vec_unify(args[0], &uk);
+    vec_view uk;
+    vec_view_init(&uk, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
-        if (!agg_valid_at(&uk, vec_unified_index(&uk, row))) continue;
+        if (!agg_valid_at(&uk, vec_view_index(&uk, row))) continue;
         SQE_TRY(map_agg_add(ctx, (map_agg_state *)states[row], args[0], row, args[1], row));
     }
     return SQE_OK;
@@ -580,10 +580,10 @@ static int multimap_add(func_ctx *ctx, multimap_state *s, const vec *keys, uint3
 
 static int multimap_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                            const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified uk;
-    vec_unify(args[0], &uk);
+    vec_view uk;
+    vec_view_init(&uk, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
-        if (!agg_valid_at(&uk, vec_unified_index(&uk, row))) continue;
+        if (!agg_valid_at(&uk, vec_view_index(&uk, row))) continue;
         SQE_TRY(multimap_add(ctx, (multimap_state *)states[row], args[0], row, args[1], row));
     }
     return SQE_OK;
@@ -662,10 +662,10 @@ static int histogram_add(func_ctx *ctx, histogram_state *s, const vec *src, uint
 
 static int histogram_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                             const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
-        if (!agg_valid_at(&u, vec_unified_index(&u, row))) continue;
+        if (!agg_valid_at(&u, vec_view_index(&u, row))) continue;
         SQE_TRY(histogram_add(ctx, (histogram_state *)states[row], args[0], row, 1));
     }
     return SQE_OK;

@@ -38,14 +38,14 @@ static int unsupported(func_ctx *ctx, const char *fn, sqe_type t) {
 
 /* Loads rows sel[from .. from + n) (or from .. from + n without sel) of u as doubles: x[k] and
  * ok[k] = 1 when the value is non-NULL. Returns false for a non-numeric class. */
-static bool load_block(const vec_unified *u, agg_phys cls, const uint32_t *sel, uint32_t from,
+static bool load_block(const vec_view *u, agg_phys cls, const uint32_t *sel, uint32_t from,
                        uint32_t n, double *x, uint8_t *ok) {
     switch (cls) {
 #define LOAD_CASE(P, T)                                                                            \
     case P: {                                                                                      \
         const T *vals = (const T *)u->data;                                                        \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            uint32_t i = vec_unified_index(u, sel ? sel[from + k] : from + k);                     \
+            uint32_t i = vec_view_index(u, sel ? sel[from + k] : from + k);                        \
             ok[k] = agg_valid_at(u, i);                                                            \
             x[k] = (double)vals[i];                                                                \
         }                                                                                          \
@@ -157,8 +157,8 @@ static void block_moments(const double *x, const uint8_t *ok, uint32_t n, int or
 
 static int moments_update(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                           uint32_t count, uint8_t **states, int order, const char *fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     agg_phys cls = agg_phys_of(args[0]->type);
     uint8_t *one = agg_uniform_state(sel, count, states);
     moments_state local;
@@ -299,9 +299,9 @@ static void block_covar(const double *y, const double *x, const uint8_t *oky, co
 
 static int covar_update(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                         const uint32_t *sel, uint32_t count, uint8_t **states) {
-    vec_unified uy, ux;
-    vec_unify(args[0], &uy);
-    vec_unify(args[1], &ux);
+    vec_view uy, ux;
+    vec_view_init(&uy, args[0]);
+    vec_view_init(&ux, args[1]);
     agg_phys cy = agg_phys_of(args[0]->type), cx = agg_phys_of(args[1]->type);
     uint8_t *one = agg_uniform_state(sel, count, states);
     covar_state local;

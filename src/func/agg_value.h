@@ -3,7 +3,7 @@
  *
  *  - agg_phys: the physical class of a type (how its values are laid out and compared), so a
  *    kernel switches on the class once per batch and runs a loop specialized for it;
- *  - row iteration helpers (validity of a unified vector, the one-state fast path);
+ *  - row iteration helpers (validity of a viewed vector, the one-state fast path);
  *  - agg_cell: one value of any type kept by a state beyond the current batch (min/max of
  *    strings, min_by/max_by, arbitrary);
  *  - agg_list: a growing list of values of any type (array_agg, map_agg, histogram, ...);
@@ -105,8 +105,8 @@ typedef struct agg_uuid {
 
 /* --- Row iteration ----------------------------------------------------------------------- */
 
-/* Is data index idx of a unified vector valid? */
-static inline bool agg_valid_at(const vec_unified *u, uint32_t idx) {
+/* Is data index idx of a viewed vector (vec_view) valid? */
+static inline bool agg_valid_at(const vec_view *u, uint32_t idx) {
     return !u->validity || ((u->validity[idx >> 6] >> (idx & 63)) & 1);
 }
 
@@ -131,8 +131,8 @@ static inline uint8_t *agg_uniform_state(const uint32_t *sel, uint32_t count, ui
 
 /* True when the selected rows are rows 0..count-1 of a flat vector without NULLs, so a kernel
  * can run a plain loop over data[0..count). */
-static inline bool agg_dense(const vec_unified *u, const uint32_t *sel) {
-    return !sel && u->mode == 0 && !u->validity;
+static inline bool agg_dense(const vec_view *u, const uint32_t *sel) {
+    return !sel && vec_view_is_flat(u) && !u->validity;
 }
 
 /* Reports an out-of-memory on ctx (used when a vec helper returned a bare code). */

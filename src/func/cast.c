@@ -46,8 +46,8 @@
 
 static int cast_to_boolean(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     uint8_t *dst = out->data;
     char msg[400];
@@ -89,8 +89,8 @@ static int cast_to_boolean(CAST_ARGS) {
 #define DEFINE_CAST_TO_INT(NAME, DT, TO_ID)                                                        \
     static int NAME(CAST_ARGS) {                                                                   \
         const vec *in = args[0];                                                                   \
-        vec_unified u;                                                                             \
-        vec_unify(in, &u);                                                                         \
+        vec_view u;                                                                                \
+        vec_view_init(&u, in);                                                                     \
         CAST_CHECK(cast_begin(ctx, out, sel, count));                                              \
         DT *dst = out->data;                                                                       \
         int64_t lo, hi, v;                                                                         \
@@ -171,8 +171,8 @@ DEFINE_CAST_TO_INT(cast_to_bigint, int64_t, TYPE_BIGINT)
 #define DEFINE_CAST_TO_FLOAT(NAME, DT, IS_REAL)                                                    \
     static int NAME(CAST_ARGS) {                                                                   \
         const vec *in = args[0];                                                                   \
-        vec_unified u;                                                                             \
-        vec_unify(in, &u);                                                                         \
+        vec_view u;                                                                                \
+        vec_view_init(&u, in);                                                                     \
         CAST_CHECK(cast_begin(ctx, out, sel, count));                                              \
         DT *dst = out->data;                                                                       \
         char msg[400];                                                                             \
@@ -238,8 +238,8 @@ DEFINE_CAST_TO_FLOAT(cast_to_double, double, false)
 
 static int cast_to_decimal(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     sqe_type to = out->type;
     sqe_type ft = in->type;
@@ -328,8 +328,8 @@ static int cast_to_decimal(CAST_ARGS) {
 
 static int cast_to_varchar(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     sqe_type ft = in->type;
     uint32_t limit = out->type.length;
@@ -447,8 +447,8 @@ static int cast_to_varchar(CAST_ARGS) {
 /* VARCHAR/CHAR -> CHAR(n): truncate to n characters, pad with spaces to n characters. */
 static int cast_to_char(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     if (in->type.id != TYPE_VARCHAR && in->type.id != TYPE_CHAR) return cast_unsupported(ctx, in, out);
     uint32_t n = out->type.length;
@@ -478,8 +478,8 @@ static int cast_to_char(CAST_ARGS) {
 /* VARCHAR/CHAR (their bytes) and UUID (16 bytes) -> VARBINARY. */
 static int cast_to_varbinary(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     sqe_str *dst = out->data;
     if (in->type.id == TYPE_VARCHAR || in->type.id == TYPE_CHAR) {
@@ -499,8 +499,8 @@ static int cast_to_varbinary(CAST_ARGS) {
 
 static int cast_to_uuid(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     uint8_t *dst = out->data;
     const sqe_str *src = u.data;
@@ -529,8 +529,8 @@ static int cast_to_uuid(CAST_ARGS) {
 
 static int cast_to_date(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     int32_t *dst = out->data;
     switch ((type_id)in->type.id) {
@@ -564,8 +564,8 @@ static int cast_to_date(CAST_ARGS) {
 
 static int cast_to_time(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     int64_t *dst = out->data;
     int64_t factor = precision_factor(out->type.precision);
@@ -604,8 +604,8 @@ static int cast_to_time(CAST_ARGS) {
 
 static int cast_to_timestamp(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     int64_t *dst = out->data;
     int64_t factor = precision_factor(out->type.precision);
@@ -655,8 +655,8 @@ static int cast_to_timestamp(CAST_ARGS) {
 
 static int cast_to_timestamp_tz(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     sqe_timestamp_tz *dst = out->data;
     int64_t factor = precision_factor(out->type.precision);
@@ -730,8 +730,8 @@ static int cast_all_null(CAST_ARGS) {
 /* Same type: values copied (strings as views on the input; nested values row by row). */
 static int cast_identity(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     if (type_is_nested(out->type)) {
         for (uint32_t i = 0; i < count; i++) {

@@ -3,7 +3,7 @@
  * cast kernel and small text helpers (trimming, UTF-8 code points, Java integer parsing).
  *
  * Every kernel has the func_scalar_fn signature and follows the same pattern:
- *   vec_unified u; vec_unify(args[0], &u);      -- any input shape
+ *   vec_view u; vec_view_init(&u, args[0]);      -- any input shape
  *   CAST_CHECK(cast_begin(ctx, out, sel, count));
  *   CAST_LOOP(u, sel, count, out, { ... dst[row] = f(src[idx]); ... });
  * CAST_LOOP binds `row` (the output row) and `idx` (the input data index). Its fast path (no
@@ -33,7 +33,7 @@
 
 #define CAST_LOOP(u, sel, count, out, ...)                                                         \
     do {                                                                                           \
-        if (!(sel) && (u).mode == 0 && !(u).validity) {                                            \
+        if (!(sel) && vec_view_is_flat(&(u)) && !(u).validity) {                                   \
             for (uint32_t row = 0; row < (count); row++) {                                         \
                 const uint32_t idx = row;                                                          \
                 (void)idx;                                                                         \
@@ -42,7 +42,7 @@
         } else {                                                                                   \
             for (uint32_t loop_i_ = 0; loop_i_ < (count); loop_i_++) {                             \
                 const uint32_t row = (sel) ? (sel)[loop_i_] : loop_i_;                             \
-                const uint32_t idx = vec_unified_index(&(u), row);                                 \
+                const uint32_t idx = vec_view_index(&(u), row);                                    \
                 if ((u).validity && !(((u).validity[idx >> 6] >> (idx & 63)) & 1)) {               \
                     if (vec_set_null((out), row) != SQE_OK) return cast_nomem(ctx);                \
                     continue;                                                                      \
@@ -75,7 +75,7 @@ static inline int cast_begin(func_ctx *ctx, vec *out, const uint32_t *sel, uint3
 /* Makes sure out has a validity bitmap when rows may become NULL (NULL inputs, TRY), so that
  * marking a row NULL inside a loop cannot fail; kernels that own temporary buffers call this
  * before allocating them, so no early return can leak. */
-static inline int cast_prepare_nulls(func_ctx *ctx, const vec_unified *u, vec *out) {
+static inline int cast_prepare_nulls(func_ctx *ctx, const vec_view *u, vec *out) {
     if ((u->validity || ctx->try_mode) && !vec_validity_make(out)) return cast_nomem(ctx);
     return SQE_OK;
 }

@@ -472,8 +472,8 @@ static inline int json_store(json_cursor *c, vec *dst, uint32_t row, json_state 
 /* CAST(json AS T) for any T the JSON casts support. */
 static inline int cast_from_json(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     CAST_CHECK(cast_prepare_nulls(ctx, &u, out));
     const sqe_str *src = u.data;
@@ -646,8 +646,8 @@ static inline void json_write(const vec *v, uint32_t row, strbuf *sb) {
 /* CAST(x AS JSON). */
 static inline int cast_to_json(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     CAST_CHECK(cast_prepare_nulls(ctx, &u, out));
     strbuf sb;

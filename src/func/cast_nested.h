@@ -59,8 +59,8 @@ static inline int cast_elements(func_ctx *ctx, const vec *src_child, uint32_t *g
 /* ARRAY -> ARRAY and MAP -> MAP. */
 static inline int cast_list(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     CAST_CHECK(cast_prepare_nulls(ctx, &u, out));
     const vec *src = u.flat;
@@ -107,15 +107,15 @@ static inline int cast_list(CAST_ARGS) {
 /* ROW -> ROW, field by field. */
 static inline int cast_row(CAST_ARGS) {
     const vec *in = args[0];
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     CAST_CHECK(cast_begin(ctx, out, sel, count));
     CAST_CHECK(cast_prepare_nulls(ctx, &u, out));
     const vec *src = u.flat;
     uint32_t n_fields = out->n_children;
     if (src->n_children != n_fields) return cast_unsupported(ctx, in, out);
     if (count == 0) return SQE_OK;
-    bool direct = u.mode == 0 && !u.validity;
+    bool direct = vec_view_is_flat(&u) && !u.validity;
     uint32_t *rows = NULL, *map = NULL, n_rows = 0, max_row = 0;
     int result = SQE_OK;
     if (!direct) {
@@ -125,8 +125,8 @@ static inline int cast_row(CAST_ARGS) {
             uint32_t r = sel ? sel[i] : i;
             if (r > max_row) max_row = r;
         }
-        map = u.mode != 0 ? malloc(sizeof(uint32_t) * ((size_t)max_row + 1)) : NULL;
-        if (!rows || (u.mode != 0 && !map)) {
+        map = !vec_view_is_flat(&u) ? malloc(sizeof(uint32_t) * ((size_t)max_row + 1)) : NULL;
+        if (!rows || (!vec_view_is_flat(&u) && !map)) {
             free(rows);
             free(map);
             return cast_nomem(ctx);

@@ -58,8 +58,9 @@ typedef struct func_ctx {
 } func_ctx;
 
 /* A scalar kernel computes out[row] for each selected row: rows sel[0..count-1] when sel is
- * non-NULL, else rows 0..count-1. Arguments may be of any shape (use vec_unify). `out` is flat,
- * of the resolved return type, with capacity for every selected row index. For
+ * non-NULL, else rows 0..count-1. Arguments may be of any shape (read them through vec_view,
+ * vec/vec.h). `out` is flat, of the resolved return type, with capacity for every selected row
+ * index. For
  * FUNC_NULL_PROPAGATES functions the evaluator calls the kernel only on rows where every argument
  * is non-NULL and marks the others NULL itself. On error: return the code after setting ctx->err
  * (mention the offending value); in ctx->try_mode set the row NULL and go on instead (use
@@ -145,25 +146,6 @@ typedef struct func_window_def {
     func_window_kind kind;
     const char *description;
 } func_window_def;
-
-/* Unified read access to a vector of any shape: the value of logical row r is at data index
- * vec_unified_index(&u, r) of u.flat (check validity with vec_unified_valid). */
-typedef struct vec_unified {
-    const vec *flat;
-    const void *data;
-    const uint64_t *validity;
-    const uint32_t *sel; /* DICT: index map */
-    uint8_t mode;        /* 0 identity, 1 constant, 2 through sel */
-} vec_unified;
-
-void vec_unify(const vec *v, vec_unified *out);
-static inline uint32_t vec_unified_index(const vec_unified *u, uint32_t row) {
-    return u->mode == 0 ? row : u->mode == 1 ? 0 : u->sel[row];
-}
-static inline bool vec_unified_valid(const vec_unified *u, uint32_t row) {
-    uint32_t i = vec_unified_index(u, row);
-    return !u->validity || ((u->validity[i >> 6] >> (i & 63)) & 1);
-}
 
 /* Reports an error on one row: in try_mode marks out[row] NULL and returns SQE_OK; otherwise
  * sets ctx->err and returns code. */

@@ -7,7 +7,7 @@
  *
  * INTERFACE: func_scalar_family_array.
  *
- * NOTES: an array argument is read through vec_unify (entries {offset, length} into the flat
+ * NOTES: an array argument is read through a vec_view (entries {offset, length} into the flat
  * vector's element child); elements are compared and hashed with the generic value functions
  * (scalar_kernel.h) and copied with vec_copy_row, so every element type works, nested ones
  * included. Results append to out's element child (func_list_reserve). Limits follow Trino:
@@ -51,8 +51,8 @@ static int append_range(func_ctx *ctx, vec *out, const vec *src, uint32_t off, u
 /* --- cardinality, element access -------------------------------------------------------------- */
 
 KERNEL(cardinality_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) VEC_DATA(out, int64_t)[row] = ulist(&u, row).length;
     return SQE_OK;
 }
@@ -65,9 +65,9 @@ static int64_t element_offset(sqe_list_entry e, int64_t idx) {
 }
 
 KERNEL(element_at_fn) {
-    vec_unified ua, ui;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ui);
+    vec_view ua, ui;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ui, args[1]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t idx = UVAL(&ui, int64_t, row);
@@ -84,9 +84,9 @@ KERNEL(element_at_fn) {
 }
 
 KERNEL(subscript_fn) {
-    vec_unified ua, ui;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ui);
+    vec_view ua, ui;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ui, args[1]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t idx = UVAL(&ui, int64_t, row);
@@ -113,8 +113,8 @@ KERNEL(subscript_fn) {
 /* --- search ---------------------------------------------------------------------------------- */
 
 KERNEL(contains_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -131,9 +131,9 @@ KERNEL(contains_fn) {
 }
 
 KERNEL(array_position_fn) {
-    vec_unified ua, un;
-    vec_unify(args[0], &ua);
-    if (n_args > 2) vec_unify(args[2], &un);
+    vec_view ua, un = {0};
+    vec_view_init(&ua, args[0]);
+    if (n_args > 2) vec_view_init(&un, args[2]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -158,8 +158,8 @@ KERNEL(array_position_fn) {
 
 static int extreme(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                    vec *out, bool max) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -184,10 +184,10 @@ KERNEL(array_min_fn) { return extreme(ctx, args, sel, count, out, false); }
 
 /* array_join(array, delimiter[, null_replacement]) */
 KERNEL(array_join_fn) {
-    vec_unified ua, ud, un;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ud);
-    if (n_args > 2) vec_unify(args[2], &un);
+    vec_view ua, ud, un = {0};
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ud, args[1]);
+    if (n_args > 2) vec_view_init(&un, args[2]);
     const vec *elems = ulist_elems(&ua);
     /* cast every referenced element to varchar once */
     uint32_t total = 0, max_idx = 0;
@@ -240,8 +240,8 @@ KERNEL(array_join_fn) {
 /* --- reshaping -------------------------------------------------------------------------------- */
 
 KERNEL(flatten_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *inner = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -259,8 +259,8 @@ KERNEL(flatten_fn) {
 }
 
 KERNEL(reverse_array_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -276,10 +276,10 @@ KERNEL(reverse_array_fn) {
 }
 
 KERNEL(slice_fn) {
-    vec_unified ua, us, ul;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &us);
-    vec_unify(args[2], &ul);
+    vec_view ua, us, ul;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&us, args[1]);
+    vec_view_init(&ul, args[2]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -307,9 +307,9 @@ KERNEL(slice_fn) {
 }
 
 KERNEL(trim_array_fn) {
-    vec_unified ua, un;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &un);
+    vec_view ua, un;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&un, args[1]);
     const vec *elems = ulist_elems(&ua);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&ua, row);
@@ -389,10 +389,10 @@ static int sequence_i64(func_ctx *ctx, vec *out, uint32_t row, int64_t start, in
 }
 
 KERNEL(sequence_bigint_fn) {
-    vec_unified ua, ub, us;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
-    if (n_args > 2) vec_unify(args[2], &us);
+    vec_view ua, ub, us = {0};
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
+    if (n_args > 2) vec_view_init(&us, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t a = UVAL(&ua, int64_t, row), b = UVAL(&ub, int64_t, row);
         int64_t step = n_args > 2 ? UVAL(&us, int64_t, row) : (b >= a ? 1 : -1);
@@ -403,10 +403,10 @@ KERNEL(sequence_bigint_fn) {
 
 /* sequence of dates or timestamps with a day-to-second step (or the default one day). */
 KERNEL(sequence_temporal_ds_fn) {
-    vec_unified ua, ub, us;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
-    if (n_args > 2) vec_unify(args[2], &us);
+    vec_view ua, ub, us = {0};
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
+    if (n_args > 2) vec_view_init(&us, args[2]);
     bool is_date = args[0]->type.id == TYPE_DATE;
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t a = is_date ? UVAL(&ua, int32_t, row) : UVAL(&ua, int64_t, row);
@@ -431,10 +431,10 @@ KERNEL(sequence_temporal_ds_fn) {
 
 /* sequence with a year-to-month step: start + k months while within stop. */
 KERNEL(sequence_temporal_ym_fn) {
-    vec_unified ua, ub, us;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
-    vec_unify(args[2], &us);
+    vec_view ua, ub, us;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
+    vec_view_init(&us, args[2]);
     bool is_date = args[0]->type.id == TYPE_DATE;
     vec *dst = &out->children[0];
     FUNC_FOR_ROWS(sel, count, row) {
@@ -485,10 +485,10 @@ KERNEL(sequence_temporal_ym_fn) {
 
 /* repeat(element, count): NULL elements are repeated; a NULL count gives NULL. */
 KERNEL(repeat_fn) {
-    vec_unified un;
-    vec_unify(args[1], &un);
+    vec_view un;
+    vec_view_init(&un, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
-        if (!vec_unified_valid(&un, row)) {
+        if (!vec_view_valid(&un, row)) {
             SQE_TRY(func_out_null(ctx, out, row));
             continue;
         }
@@ -515,8 +515,8 @@ static int ret_repeat(const sqe_type *args, uint32_t n, sqe_type *ret, sqe_error
 }
 
 KERNEL(shuffle_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *elems = ulist_elems(&ua);
     uint32_t *perm = NULL, cap = 0;
     FUNC_FOR_ROWS(sel, count, row) {
@@ -554,8 +554,8 @@ KERNEL(shuffle_fn) {
 
 /* zip(a1, a2, ...): rows of the i-th elements, NULL-padded to the longest array. */
 KERNEL(zip_fn) {
-    vec_unified u[5];
-    for (uint32_t a = 0; a < n_args; a++) vec_unify(args[a], &u[a]);
+    vec_view u[5];
+    for (uint32_t a = 0; a < n_args; a++) vec_view_init(&u[a], args[a]);
     FUNC_FOR_ROWS(sel, count, row) {
         uint32_t len = 0;
         for (uint32_t a = 0; a < n_args; a++) {

@@ -42,7 +42,7 @@ static void gathered_destroy(gathered *g) {
     memset(g, 0, sizeof *g);
 }
 
-static int gather(func_ctx *ctx, const vec_unified *ua, const uint32_t *sel, uint32_t count,
+static int gather(func_ctx *ctx, const vec_view *ua, const uint32_t *sel, uint32_t count,
                   gathered *g) {
     memset(g, 0, sizeof *g);
     const vec *child = ulist_elems(ua);
@@ -77,8 +77,8 @@ static int call_lambda(func_ctx *ctx, uint32_t arg_idx, vec *const *params, uint
 
 /* transform(array(T), function(T,U)) */
 KERNEL(transform_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     gathered g;
     int rc = gather(ctx, &ua, sel, count, &g);
     uint32_t start = 0;
@@ -110,7 +110,7 @@ KERNEL(transform_fn) {
 }
 
 /* Evaluates a boolean lambda over all gathered elements into *res (boolean vector). */
-static int predicate(func_ctx *ctx, const vec_unified *ua, const uint32_t *sel, uint32_t count,
+static int predicate(func_ctx *ctx, const vec_view *ua, const uint32_t *sel, uint32_t count,
                      gathered *g, vec *res, bool *res_init) {
     *res_init = false;
     SQE_TRY(gather(ctx, ua, sel, count, g));
@@ -126,8 +126,8 @@ static int truth(const vec *res, uint32_t k) {
 }
 
 KERNEL(filter_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     gathered g;
     vec res;
     bool res_init;
@@ -157,8 +157,8 @@ enum match_kind { MATCH_ANY, MATCH_ALL, MATCH_NONE };
 
 static int match_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                         uint32_t count, vec *out, int kind) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     gathered g;
     vec res;
     bool res_init;
@@ -197,9 +197,9 @@ KERNEL(none_match_fn) { return match_common(ctx, args, sel, count, out, MATCH_NO
 
 /* zip_with(array(T), array(U), function(T,U,R)): the shorter array is padded with NULLs. */
 KERNEL(zip_with_fn) {
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     const vec *ca = ulist_elems(&ua), *cb = ulist_elems(&ub);
     uint64_t total = 0;
     FUNC_FOR_ROWS(sel, count, row) {
@@ -259,8 +259,8 @@ KERNEL(zip_with_fn) {
 /* reduce(array(T), S, function(S,T,S), function(S,R)). Not NULL-propagating: a NULL array
  * gives NULL, a NULL initial state is passed to the lambda. */
 KERNEL(reduce_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *child = ulist_elems(&ua);
     sqe_type st = args[1]->type;
     /* rows with a non-NULL array */
@@ -269,7 +269,7 @@ KERNEL(reduce_fn) {
     uint32_t n = 0, max_len = 0;
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
-        if (!vec_unified_valid(&ua, row)) {
+        if (!vec_view_valid(&ua, row)) {
             if ((rc = func_out_null(ctx, out, row))) break;
             continue;
         }
@@ -378,8 +378,8 @@ static void merge_sort(cmp_state *cs, uint32_t *a, uint32_t *tmp, uint32_t n) {
 }
 
 KERNEL(array_sort_lambda_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     cmp_state cs;
     memset(&cs, 0, sizeof cs);
     cs.ctx = ctx;

@@ -33,9 +33,9 @@ enum set_op { OP_DISTINCT, OP_UNION, OP_INTERSECT, OP_EXCEPT };
 
 static int set_op(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                   uint32_t count, vec *out, int op) {
-    vec_unified ux, uy;
-    vec_unify(args[0], &ux);
-    if (n_args > 1) vec_unify(args[1], &uy);
+    vec_view ux, uy = {0};
+    vec_view_init(&ux, args[0]);
+    if (n_args > 1) vec_view_init(&uy, args[1]);
     const vec *xe = ulist_elems(&ux), *ye = n_args > 1 ? ulist_elems(&uy) : NULL;
     func_value_set done, other;
     func_value_set_init(&done, &out->children[0]);
@@ -76,9 +76,9 @@ KERNEL(array_intersect_fn) { return set_op(ctx, args, n_args, sel, count, out, O
 KERNEL(array_except_fn) { return set_op(ctx, args, n_args, sel, count, out, OP_EXCEPT); }
 
 KERNEL(arrays_overlap_fn) {
-    vec_unified ux, uy;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &uy);
+    vec_view ux, uy;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&uy, args[1]);
     const vec *xe = ulist_elems(&ux), *ye = ulist_elems(&uy);
     func_value_set ys;
     func_value_set_init(&ys, ye);
@@ -105,8 +105,8 @@ KERNEL(arrays_overlap_fn) {
 }
 
 KERNEL(array_remove_fn) {
-    vec_unified ux;
-    vec_unify(args[0], &ux);
+    vec_view ux;
+    vec_view_init(&ux, args[0]);
     const vec *xe = ulist_elems(&ux);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry ex = ulist(&ux, row);
@@ -135,8 +135,8 @@ static int sort_cmp(const void *a, const void *b, void *arg) {
 
 static int sort_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                        uint32_t count, vec *out, bool desc) {
-    vec_unified ux;
-    vec_unify(args[0], &ux);
+    vec_view ux;
+    vec_view_init(&ux, args[0]);
     sort_ctx sc = {ulist_elems(&ux), desc};
     uint32_t *idx = NULL, cap = 0;
     int rc = SQE_OK;

@@ -50,10 +50,10 @@ static int ret_orderable_same(const sqe_type *args, uint32_t n_args, sqe_type *r
 
 static int extreme(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                    uint32_t count, vec *out, bool greatest) {
-    vec_unified stack[16];
-    vec_unified *u = n_args <= 16 ? stack : malloc(sizeof(vec_unified) * n_args);
+    vec_view stack[16];
+    vec_view *u = n_args <= 16 ? stack : malloc(sizeof(vec_view) * n_args);
     if (!u) return func_nomem(ctx);
-    for (uint32_t i = 0; i < n_args; i++) vec_unify(args[i], &u[i]);
+    for (uint32_t i = 0; i < n_args; i++) vec_view_init(&u[i], args[i]);
     int rc = SQE_OK;
     bool same = true;
     for (uint32_t i = 1; i < n_args; i++) same &= type_equal(args[i]->type, args[0]->type);

@@ -162,9 +162,9 @@ static int32_t trunc_days(int32_t days, int unit) {
 }
 
 KERNEL(date_trunc_fn) {
-    vec_unified uu, ux;
-    vec_unify(args[0], &uu);
-    vec_unify(args[1], &ux);
+    vec_view uu, ux;
+    vec_view_init(&uu, args[0]);
+    vec_view_init(&ux, args[1]);
     type_id t = (type_id)args[1]->type.id;
     FUNC_FOR_ROWS(sel, count, row) {
         int unit;
@@ -219,10 +219,10 @@ static bool add_date_units(int32_t days, int unit, int64_t n, int32_t *out) {
 }
 
 KERNEL(date_add_fn) {
-    vec_unified uu, un, ux;
-    vec_unify(args[0], &uu);
-    vec_unify(args[1], &un);
-    vec_unify(args[2], &ux);
+    vec_view uu, un, ux;
+    vec_view_init(&uu, args[0]);
+    vec_view_init(&un, args[1]);
+    vec_view_init(&ux, args[2]);
     type_id t = (type_id)args[2]->type.id;
     FUNC_FOR_ROWS(sel, count, row) {
         int unit;
@@ -324,10 +324,10 @@ static int64_t diff_units(int unit, day_time a, day_time b) {
 }
 
 KERNEL(date_diff_fn) {
-    vec_unified uu, ua, ub;
-    vec_unify(args[0], &uu);
-    vec_unify(args[1], &ua);
-    vec_unify(args[2], &ub);
+    vec_view uu, ua, ub;
+    vec_view_init(&uu, args[0]);
+    vec_view_init(&ua, args[1]);
+    vec_view_init(&ub, args[2]);
     type_id t = (type_id)args[1]->type.id;
     int64_t *r = out->data;
     FUNC_FOR_ROWS(sel, count, row) {
@@ -407,7 +407,7 @@ static int64_t field_of_local(int64_t m, int field) {
     return field_of((int32_t)dt_floor_div(m, DAY), dt_floor_mod(m, DAY), field);
 }
 
-static int64_t field_of_interval(const vec_unified *u, type_id t, uint32_t row, int field) {
+static int64_t field_of_interval(const vec_view *u, type_id t, uint32_t row, int field) {
     if (t == TYPE_INTERVAL_YM) {
         int32_t months = UVAL(u, int32_t, row);
         return field == F_YEAR ? months / 12 : months % 12;
@@ -424,8 +424,8 @@ static int64_t field_of_interval(const vec_unified *u, type_id t, uint32_t row, 
 
 static int extract(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                    vec *out, int field) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     type_id t = (type_id)args[0]->type.id;
     int64_t *r = out->data;
     FUNC_FOR_ROWS(sel, count, row) {
@@ -467,8 +467,8 @@ FIELD_KERNEL(tz_hour_fn, F_TZ_HOUR)
 FIELD_KERNEL(tz_minute_fn, F_TZ_MINUTE)
 
 KERNEL(last_day_of_month_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     type_id t = (type_id)args[0]->type.id;
     FUNC_FOR_ROWS(sel, count, row) {
         int32_t days;
@@ -505,10 +505,10 @@ static int zone_arg(func_ctx *ctx, vec *out, uint32_t row, const sqe_str *z, int
 }
 
 KERNEL(from_unixtime_fn) {
-    vec_unified ux, uz, um;
-    vec_unify(args[0], &ux);
-    if (n_args > 1) vec_unify(args[1], &uz);
-    if (n_args > 2) vec_unify(args[2], &um);
+    vec_view ux, uz = {0}, um = {0};
+    vec_view_init(&ux, args[0]);
+    if (n_args > 1) vec_view_init(&uz, args[1]);
+    if (n_args > 2) vec_view_init(&um, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         int32_t zone = ctx->session_zone;
         if (n_args == 2) {
@@ -536,8 +536,8 @@ KERNEL(from_unixtime_fn) {
 }
 
 KERNEL(from_unixtime_nanos_fn) {
-    vec_unified ux;
-    vec_unify(args[0], &ux);
+    vec_view ux;
+    vec_view_init(&ux, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t ns = UVAL(&ux, int64_t, row);
         VEC_DATA(out, sqe_timestamp_tz)[row] =
@@ -547,16 +547,16 @@ KERNEL(from_unixtime_nanos_fn) {
 }
 
 KERNEL(to_unixtime_fn) {
-    vec_unified ux;
-    vec_unify(args[0], &ux);
+    vec_view ux;
+    vec_view_init(&ux, args[0]);
     FUNC_FOR_ROWS(sel, count, row)
     VEC_DATA(out, double)[row] = (double)UVAL(&ux, sqe_timestamp_tz, row).micros / 1e6;
     return SQE_OK;
 }
 
 KERNEL(to_milliseconds_fn) {
-    vec_unified ux;
-    vec_unify(args[0], &ux);
+    vec_view ux;
+    vec_view_init(&ux, args[0]);
     FUNC_FOR_ROWS(sel, count, row) VEC_DATA(out, int64_t)[row] = UVAL(&ux, int64_t, row) / 1000;
     return SQE_OK;
 }
@@ -564,9 +564,9 @@ KERNEL(to_milliseconds_fn) {
 /* --- Zones ------------------------------------------------------------------------------------- */
 
 KERNEL(at_timezone_fn) {
-    vec_unified ux, uz;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &uz);
+    vec_view ux, uz;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&uz, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int32_t zone;
         SQE_TRY(zone_arg(ctx, out, row, ustr(&uz, row), &zone));
@@ -579,9 +579,9 @@ KERNEL(at_timezone_fn) {
 }
 
 KERNEL(with_timezone_fn) {
-    vec_unified ux, uz;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &uz);
+    vec_view ux, uz;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&uz, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int32_t zone;
         SQE_TRY(zone_arg(ctx, out, row, ustr(&uz, row), &zone));
@@ -596,8 +596,8 @@ KERNEL(with_timezone_fn) {
 /* --- date() ------------------------------------------------------------------------------------ */
 
 KERNEL(date_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     type_id t = (type_id)args[0]->type.id;
     FUNC_FOR_ROWS(sel, count, row) {
         int32_t d;
@@ -674,8 +674,8 @@ static bool parse_iso_date(const char *s, size_t n, int32_t *days) {
 }
 
 KERNEL(from_iso8601_date_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&u, row);
         int32_t d;
@@ -691,8 +691,8 @@ KERNEL(from_iso8601_date_fn) {
 }
 
 KERNEL(from_iso8601_timestamp_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&u, row);
         const char *p = SDATA(s);
@@ -746,8 +746,8 @@ static size_t format_offset(int32_t off, char *buf) {
 }
 
 KERNEL(to_iso8601_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     type_id t = (type_id)args[0]->type.id;
     int prec = args[0]->type.precision;
     FUNC_FOR_ROWS(sel, count, row) {
@@ -778,8 +778,8 @@ KERNEL(to_iso8601_fn) {
 /* --- Durations -------------------------------------------------------------------------------- */
 
 KERNEL(human_readable_seconds_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         double x = UVAL(&u, double, row);
         if (isnan(x) || isinf(x)) {
@@ -810,8 +810,8 @@ KERNEL(human_readable_seconds_fn) {
 
 /* parse_duration('3.81 d'): a number and a unit (ns us ms s m h d). */
 KERNEL(parse_duration_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&u, row);
         char buf[64];

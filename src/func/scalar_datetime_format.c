@@ -42,7 +42,7 @@ typedef struct local_time {
     bool has_zone;
 } local_time;
 
-static void local_of(const vec_unified *u, type_id t, uint32_t row, local_time *lt) {
+static void local_of(const vec_view *u, type_id t, uint32_t row, local_time *lt) {
     int64_t m;
     lt->has_zone = t == TYPE_TIMESTAMP_TZ;
     lt->zone = TZ_UTC;
@@ -152,9 +152,9 @@ static const char *mysql_format(strbuf *sb, const local_time *lt, const char *fm
 }
 
 KERNEL(date_format_fn) {
-    vec_unified ux, uf;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &uf);
+    vec_view ux, uf;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&uf, args[1]);
     type_id t = (type_id)args[0]->type.id;
     strbuf sb;
     strbuf_init(&sb);
@@ -386,9 +386,9 @@ static int mysql_parse(parse_state *p, const char *fmt, uint32_t n, char *err, s
 }
 
 KERNEL(date_parse_fn) {
-    vec_unified us, uf;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &uf);
+    vec_view us, uf;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&uf, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *fmt = ustr(&uf, row);
         parse_state p;
@@ -557,9 +557,9 @@ static const char *joda_format(strbuf *sb, const local_time *lt, const joda_toke
 #define MAX_TOKENS 128
 
 KERNEL(format_datetime_fn) {
-    vec_unified ux, uf;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &uf);
+    vec_view ux, uf;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&uf, args[1]);
     type_id t = (type_id)args[0]->type.id;
     strbuf sb;
     strbuf_init(&sb);
@@ -685,9 +685,9 @@ static int joda_parse(parse_state *p, const joda_token *toks, int n) {
 }
 
 KERNEL(parse_datetime_fn) {
-    vec_unified us, uf;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &uf);
+    vec_view us, uf;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&uf, args[1]);
     joda_token toks[MAX_TOKENS];
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *fmt = ustr(&uf, row);

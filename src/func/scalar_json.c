@@ -221,7 +221,7 @@ static int json_path_bind(arena *a, const sqe_type *args, const vec *const *cons
 
 /* The path of a row: the bound one or one parsed into `mem` (reset per row). Reports an
  * invalid path through func_row_error; *path NULL then. */
-static int row_path(func_ctx *ctx, vec *out, uint32_t row, const vec_unified *up, arena *mem,
+static int row_path(func_ctx *ctx, vec *out, uint32_t row, const vec_view *up, arena *mem,
                     json_path *storage, const json_path **path) {
     *path = ctx->bind_data;
     if (*path) return SQE_OK;
@@ -240,8 +240,8 @@ static int row_path(func_ctx *ctx, vec *out, uint32_t row, const vec_unified *up
 /* --- Kernels ------------------------------------------------------------------------------------ */
 
 KERNEL(json_parse_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     strbuf sb;
     strbuf_init(&sb);
     int rc = SQE_OK;
@@ -266,8 +266,8 @@ KERNEL(json_parse_fn) {
 }
 
 KERNEL(json_format_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&u, row);
         SQE_TRY(func_out_str(ctx, out, row, SDATA(s), s->len));
@@ -278,9 +278,9 @@ KERNEL(json_format_fn) {
 /* json_extract (as_scalar false) and json_extract_scalar (true). */
 static int extract_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                           uint32_t count, vec *out, bool as_scalar) {
-    vec_unified uj, up;
-    vec_unify(args[0], &uj);
-    vec_unify(args[1], &up);
+    vec_view uj, up;
+    vec_view_init(&uj, args[0]);
+    vec_view_init(&up, args[1]);
     arena mem;
     arena_init(&mem, ctx->tracker);
     json_path storage;
@@ -311,9 +311,9 @@ KERNEL(json_extract_fn) { return extract_common(ctx, args, sel, count, out, fals
 KERNEL(json_extract_scalar_fn) { return extract_common(ctx, args, sel, count, out, true); }
 
 KERNEL(json_size_fn) {
-    vec_unified uj, up;
-    vec_unify(args[0], &uj);
-    vec_unify(args[1], &up);
+    vec_view uj, up;
+    vec_view_init(&uj, args[0]);
+    vec_view_init(&up, args[1]);
     arena mem;
     arena_init(&mem, ctx->tracker);
     json_path storage;
@@ -339,8 +339,8 @@ KERNEL(json_size_fn) {
 }
 
 KERNEL(json_array_length_fn) {
-    vec_unified uj;
-    vec_unify(args[0], &uj);
+    vec_view uj;
+    vec_view_init(&uj, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         json_t *j = json_parse_text(ustr(&uj, row), NULL);
         bool is_array = json_is_array(j);
@@ -352,9 +352,9 @@ KERNEL(json_array_length_fn) {
 }
 
 KERNEL(json_array_get_fn) {
-    vec_unified uj, ui;
-    vec_unify(args[0], &uj);
-    vec_unify(args[1], &ui);
+    vec_view uj, ui;
+    vec_view_init(&uj, args[0]);
+    vec_view_init(&ui, args[1]);
     strbuf sb;
     strbuf_init(&sb);
     int rc = SQE_OK;
@@ -378,9 +378,9 @@ KERNEL(json_array_get_fn) {
 }
 
 KERNEL(json_array_contains_fn) {
-    vec_unified uj, uv;
-    vec_unify(args[0], &uj);
-    vec_unify(args[1], &uv);
+    vec_view uj, uv;
+    vec_view_init(&uj, args[0]);
+    vec_view_init(&uv, args[1]);
     type_id t = (type_id)args[1]->type.id;
     FUNC_FOR_ROWS(sel, count, row) {
         json_t *j = json_parse_text(ustr(&uj, row), NULL);
@@ -417,8 +417,8 @@ KERNEL(json_array_contains_fn) {
 }
 
 KERNEL(is_json_scalar_fn) {
-    vec_unified uj;
-    vec_unify(args[0], &uj);
+    vec_view uj;
+    vec_view_init(&uj, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&uj, row);
         json_t *j = json_parse_text(s, NULL);

@@ -78,11 +78,11 @@ int func_temp_vec(func_ctx *ctx, vec *v, sqe_type type, uint32_t capacity) {
 
 int func_cast_to_varchar(func_ctx *ctx, const vec *in, const uint32_t *sel, uint32_t count,
                          vec *out) {
-    vec_unified u;
-    vec_unify(in, &u);
+    vec_view u;
+    vec_view_init(&u, in);
     if (type_is_string_view(in->type)) {
         FUNC_FOR_ROWS(sel, count, row) {
-            if (!vec_unified_valid(&u, row)) {
+            if (!vec_view_valid(&u, row)) {
                 SQE_TRY(func_out_null(ctx, out, row));
                 continue;
             }
@@ -101,7 +101,7 @@ int func_cast_to_varchar(func_ctx *ctx, const vec *in, const uint32_t *sel, uint
     uint32_t n_valid = 0;
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
-        if (vec_unified_valid(&u, row)) {
+        if (vec_view_valid(&u, row)) {
             valid[n_valid++] = row;
         } else if ((rc = func_out_null(ctx, out, row)) != SQE_OK) {
             break;

@@ -1,6 +1,6 @@
 /*
  * scalar_kernel.h (private to func/): what the scalar kernels of every family share: typed
- * argument access through vec_unified, writing string / NULL / nested results, UTF-8 helpers,
+ * argument access through vec_view, writing string / NULL / nested results, UTF-8 helpers,
  * generic comparison and hashing of values of any type (for nested types and the array and map
  * functions), and the kernels that one family file exports to another family's def table.
  */
@@ -24,21 +24,21 @@
 
 /* --- Arguments ------------------------------------------------------------------------------ */
 
-/* Value of logical row `row` of a unified argument, typed. */
-#define UVAL(u, ctype, row) (((const ctype *)(u)->data)[vec_unified_index((u), (row))])
+/* Value of logical row `row` of a viewed argument (vec_view), typed. */
+#define UVAL(u, ctype, row) (((const ctype *)(u)->data)[vec_view_index((u), (row))])
 
-static inline const sqe_str *ustr(const vec_unified *u, uint32_t row) {
-    return &((const sqe_str *)u->data)[vec_unified_index(u, row)];
+static inline const sqe_str *ustr(const vec_view *u, uint32_t row) {
+    return &((const sqe_str *)u->data)[vec_view_index(u, row)];
 }
-static inline int128 udec(const vec_unified *u, sqe_type t, uint32_t row) {
-    return decimal_get(u->data, t, vec_unified_index(u, row));
+static inline int128 udec(const vec_view *u, sqe_type t, uint32_t row) {
+    return decimal_get(u->data, t, vec_view_index(u, row));
 }
-static inline sqe_list_entry ulist(const vec_unified *u, uint32_t row) {
-    return ((const sqe_list_entry *)u->data)[vec_unified_index(u, row)];
+static inline sqe_list_entry ulist(const vec_view *u, uint32_t row) {
+    return ((const sqe_list_entry *)u->data)[vec_view_index(u, row)];
 }
 /* Integer argument of any integer type, widened. */
-static inline int64_t uint_any(const vec_unified *u, uint32_t row) {
-    uint32_t i = vec_unified_index(u, row);
+static inline int64_t uint_any(const vec_view *u, uint32_t row) {
+    uint32_t i = vec_view_index(u, row);
     switch (u->flat->type.id) {
     case TYPE_TINYINT: return ((const int8_t *)u->data)[i];
     case TYPE_SMALLINT: return ((const int16_t *)u->data)[i];
@@ -48,7 +48,7 @@ static inline int64_t uint_any(const vec_unified *u, uint32_t row) {
 }
 
 /* Element vector of an array argument (children[0] of the flat vector behind u). */
-static inline const vec *ulist_elems(const vec_unified *u) { return &u->flat->children[0]; }
+static inline const vec *ulist_elems(const vec_view *u) { return &u->flat->children[0]; }
 
 /* Are all arguments flat and no selection given (the vectorizable fast path)? */
 static inline bool func_all_flat(const vec *const *args, uint32_t n, const uint32_t *sel) {

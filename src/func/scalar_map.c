@@ -21,8 +21,8 @@
     static int name(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,   \
                     uint32_t count, vec *out)
 
-static const vec *keys_of(const vec_unified *u) { return &u->flat->children[0]; }
-static const vec *values_of(const vec_unified *u) { return &u->flat->children[1]; }
+static const vec *keys_of(const vec_view *u) { return &u->flat->children[0]; }
+static const vec *values_of(const vec_view *u) { return &u->flat->children[1]; }
 
 static int key_error(func_ctx *ctx, vec *out, uint32_t row, const char *fmt, const vec *kv,
                      uint32_t k) {
@@ -69,9 +69,9 @@ KERNEL(map_empty_fn) {
 }
 
 KERNEL(map_from_arrays_fn) {
-    vec_unified uk, uv;
-    vec_unify(args[0], &uk);
-    vec_unify(args[1], &uv);
+    vec_view uk, uv;
+    vec_view_init(&uk, args[0]);
+    vec_view_init(&uv, args[1]);
     const vec *ke = ulist_elems(&uk), *ve = ulist_elems(&uv);
     func_value_set keys;
     func_value_set_init(&keys, &out->children[0]);
@@ -99,8 +99,8 @@ KERNEL(map_from_arrays_fn) {
 }
 
 KERNEL(map_from_entries_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     const vec *rows = ulist_elems(&ua);
     func_value_set keys;
     func_value_set_init(&keys, &out->children[0]);
@@ -156,16 +156,16 @@ KERNEL(map_concat_fn) {
 /* --- Access ----------------------------------------------------------------------------------- */
 
 KERNEL(map_cardinality_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) VEC_DATA(out, int64_t)[row] = ulist(&u, row).length;
     return SQE_OK;
 }
 
 static int copy_part(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                      vec *out, int part) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     const vec *src = part == 0 ? keys_of(&u) : values_of(&u);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&u, row);
@@ -182,8 +182,8 @@ KERNEL(map_keys_fn) { return copy_part(ctx, args, sel, count, out, 0); }
 KERNEL(map_values_fn) { return copy_part(ctx, args, sel, count, out, 1); }
 
 KERNEL(map_entries_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         sqe_list_entry e = ulist(&u, row);
         uint32_t start;
@@ -202,7 +202,7 @@ KERNEL(map_entries_fn) {
 }
 
 /* Position of key (args[1] row) in the map's entry, or -1. */
-static int64_t find_key(const vec_unified *u, uint32_t row, const vec *key) {
+static int64_t find_key(const vec_view *u, uint32_t row, const vec *key) {
     sqe_list_entry e = ulist(u, row);
     const vec *keys = keys_of(u);
     for (uint32_t i = 0; i < e.length; i++)
@@ -211,8 +211,8 @@ static int64_t find_key(const vec_unified *u, uint32_t row, const vec *key) {
 }
 
 KERNEL(map_element_at_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t at = find_key(&u, row, args[1]);
         if (at < 0) SQE_TRY(func_out_null(ctx, out, row));
@@ -222,8 +222,8 @@ KERNEL(map_element_at_fn) {
 }
 
 KERNEL(map_subscript_fn) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t at = find_key(&u, row, args[1]);
         if (at < 0) {
@@ -252,7 +252,7 @@ static void map_gather_destroy(map_gather *g) {
     free(g->rows);
 }
 
-static int map_apply(func_ctx *ctx, const vec_unified *u, const uint32_t *sel, uint32_t count,
+static int map_apply(func_ctx *ctx, const vec_view *u, const uint32_t *sel, uint32_t count,
                      sqe_type res_type, map_gather *g) {
     memset(g, 0, sizeof *g);
     uint64_t total = 0;
@@ -289,8 +289,8 @@ enum map_lambda { ML_KEYS, ML_VALUES, ML_FILTER };
 
 static int map_lambda(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                       vec *out, int kind) {
-    vec_unified u;
-    vec_unify(args[0], &u);
+    vec_view u;
+    vec_view_init(&u, args[0]);
     sqe_type res_type = kind == ML_KEYS     ? out->type.nested->children[0]
                         : kind == ML_VALUES ? out->type.nested->children[1]
                                             : type_make(TYPE_BOOLEAN);

@@ -42,8 +42,8 @@
             }                                                                                      \
             return SQE_OK;                                                                         \
         }                                                                                          \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             double x = UVAL(&ua, double, row);                                                     \
             r[row] = (EXPR);                                                                       \
@@ -54,9 +54,9 @@
 #define DOUBLE_BINARY(fname, EXPR)                                                                 \
     KERNEL(fname) {                                                                                \
         double *r = out->data;                                                                     \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             double x = UVAL(&ua, double, row), y = UVAL(&ub, double, row);                         \
             r[row] = (EXPR);                                                                       \
@@ -67,8 +67,8 @@
 #define REAL_UNARY(fname, EXPR)                                                                    \
     KERNEL(fname) {                                                                                \
         float *r = out->data;                                                                      \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             float x = UVAL(&ua, float, row);                                                       \
             r[row] = (EXPR);                                                                       \
@@ -134,18 +134,18 @@ REAL_UNARY(sign_f32, (float)sign_d(x))
 
 KERNEL(mod_f32) {
     float *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) r[row] = fmodf(UVAL(&ua, float, row), UVAL(&ub, float, row));
     return SQE_OK;
 }
 
 KERNEL(round_f64_d) {
     double *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row)
     r[row] = round_places(UVAL(&ua, double, row), uint_any(&ub, row));
     return SQE_OK;
@@ -153,9 +153,9 @@ KERNEL(round_f64_d) {
 
 KERNEL(round_f32_d) {
     float *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row)
     r[row] = (float)round_places(UVAL(&ua, float, row), uint_any(&ub, row));
     return SQE_OK;
@@ -163,9 +163,9 @@ KERNEL(round_f32_d) {
 
 KERNEL(trunc_f64_d) {
     double *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row)
     r[row] = trunc_places(UVAL(&ua, double, row), uint_any(&ub, row));
     return SQE_OK;
@@ -176,8 +176,8 @@ KERNEL(trunc_f64_d) {
 #define INT_KERNELS(sfx, CT, tname)                                                                \
     KERNEL(abs_##sfx) {                                                                            \
         CT *r = out->data;                                                                         \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         const CT min_ = (CT)((uint64_t)1 << (sizeof(CT) * 8 - 1));                                 \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             CT x = UVAL(&ua, CT, row);                                                             \
@@ -193,8 +193,8 @@ KERNEL(trunc_f64_d) {
     }                                                                                              \
     KERNEL(sign_##sfx) {                                                                           \
         CT *r = out->data;                                                                         \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             CT x = UVAL(&ua, CT, row);                                                             \
             r[row] = (CT)((x > 0) - (x < 0));                                                      \
@@ -203,9 +203,9 @@ KERNEL(trunc_f64_d) {
     }                                                                                              \
     KERNEL(mod_##sfx) {                                                                            \
         CT *r = out->data;                                                                         \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             CT x = UVAL(&ua, CT, row), y = UVAL(&ub, CT, row);                                     \
             if (y == 0) {                                                                          \
@@ -219,9 +219,9 @@ KERNEL(trunc_f64_d) {
     }                                                                                              \
     KERNEL(round_##sfx##_d) {                                                                      \
         CT *r = out->data;                                                                         \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             int64_t x = UVAL(&ua, CT, row), d = uint_any(&ub, row), v;                             \
             if (!round_integer(x, d, &v) || v != (CT)v) {                                          \
@@ -237,9 +237,9 @@ KERNEL(trunc_f64_d) {
     }                                                                                              \
     KERNEL(trunc_##sfx##_d) {                                                                      \
         CT *r = out->data;                                                                         \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             int64_t x = UVAL(&ua, CT, row), d = uint_any(&ub, row);                                \
             if (d >= 0) {                                                                          \
@@ -280,10 +280,10 @@ INT_KERNELS(i64, int64_t, "bigint")
 /* ceil/floor/round/truncate of an integer: the identity (the binder casts to the def's type). */
 KERNEL(int_identity) {
     size_t w = type_physical_size(out->type);
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row)
-    memcpy((char *)out->data + w * row, (const char *)ua.data + w * vec_unified_index(&ua, row), w);
+    memcpy((char *)out->data + w * row, (const char *)ua.data + w * vec_view_index(&ua, row), w);
     return SQE_OK;
 }
 
@@ -320,8 +320,8 @@ static int dec_overflow(func_ctx *ctx, vec *out, uint32_t row) {
 
 KERNEL(abs_dec) {
     sqe_type t = args[0]->type;
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x = udec(&ua, t, row);
         decimal_put(out->data, out->type, row, x < 0 ? -x : x);
@@ -331,8 +331,8 @@ KERNEL(abs_dec) {
 
 KERNEL(sign_dec) {
     sqe_type t = args[0]->type;
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x = udec(&ua, t, row);
         decimal_put(out->data, out->type, row, (x > 0) - (x < 0));
@@ -360,8 +360,8 @@ static int128 dec_to_integral(int128 x, int s, char mode) {
 #define DEC_INTEGRAL(fname, mode)                                                                  \
     KERNEL(fname) {                                                                                \
         sqe_type t = args[0]->type;                                                                \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             int128 v = dec_to_integral(udec(&ua, t, row), t.scale, mode);                          \
             if (!decimal_fits(v, out->type.precision)) {                                           \
@@ -381,9 +381,9 @@ DEC_INTEGRAL(trunc_dec, 't')
 static int dec_places(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                       vec *out, bool round_half_up) {
     sqe_type t = args[0]->type;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x = udec(&ua, t, row), v;
         int64_t d = uint_any(&ub, row);
@@ -417,9 +417,9 @@ KERNEL(trunc_dec_d) { return dec_places(ctx, args, sel, count, out, false); }
 KERNEL(mod_dec) {
     sqe_type ta = args[0]->type, tb = args[1]->type, tr = out->type;
     int s = ta.scale > tb.scale ? ta.scale : tb.scale;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x, y;
         if (udec(&ub, tb, row) == 0) {
@@ -457,8 +457,8 @@ CONSTANT(infinity_fn, INFINITY)
 #define DOUBLE_TEST(fname, EXPR)                                                                   \
     KERNEL(fname) {                                                                                \
         uint8_t *r = out->data;                                                                    \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             double x = UVAL(&ua, double, row);                                                     \
             r[row] = (uint8_t)(EXPR);                                                              \
@@ -486,9 +486,9 @@ static void put_int(vec *out, uint32_t row, int64_t v) {
 }
 
 KERNEL(random_int) {
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    if (n_args > 1) vec_unify(args[1], &ub);
+    vec_view ua, ub = {0};
+    vec_view_init(&ua, args[0]);
+    if (n_args > 1) vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t lo = 0, hi = uint_any(&ua, row);
         if (n_args > 1) {
@@ -514,11 +514,11 @@ KERNEL(random_int) {
 
 KERNEL(width_bucket_fn) {
     int64_t *r = out->data;
-    vec_unified ux, u1, u2, un;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &u1);
-    vec_unify(args[2], &u2);
-    vec_unify(args[3], &un);
+    vec_view ux, u1, u2, un;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&u1, args[1]);
+    vec_view_init(&u2, args[2]);
+    vec_view_init(&un, args[3]);
     FUNC_FOR_ROWS(sel, count, row) {
         double x = UVAL(&ux, double, row), b1 = UVAL(&u1, double, row), b2 = UVAL(&u2, double, row);
         int64_t n = UVAL(&un, int64_t, row);
@@ -551,19 +551,19 @@ KERNEL(width_bucket_fn) {
 /* width_bucket(x, bins): the number of bins <= x (bins must be sorted ascending). */
 KERNEL(width_bucket_bins) {
     int64_t *r = out->data;
-    vec_unified ux, ub;
-    vec_unify(args[0], &ux);
-    vec_unify(args[1], &ub);
+    vec_view ux, ub;
+    vec_view_init(&ux, args[0]);
+    vec_view_init(&ub, args[1]);
     const vec *elems = ulist_elems(&ub);
-    vec_unified ue;
-    vec_unify(elems, &ue);
+    vec_view ue;
+    vec_view_init(&ue, elems);
     FUNC_FOR_ROWS(sel, count, row) {
         double x = UVAL(&ux, double, row);
         sqe_list_entry e = ulist(&ub, row);
         uint32_t lo = 0, hi = e.length;
         bool bad = false;
         for (uint32_t i = 0; i < e.length; i++)
-            if (!vec_unified_valid(&ue, e.offset + i)) bad = true;
+            if (!vec_view_valid(&ue, e.offset + i)) bad = true;
         if (bad) {
             SQE_TRY(func_row_error(ctx, out, row, SQE_ERR_INVALID_FUNCTION_ARGUMENT,
                                    "Bin values cannot be NULL"));
@@ -584,9 +584,9 @@ KERNEL(width_bucket_bins) {
 #define BITWISE(fname, EXPR)                                                                       \
     KERNEL(fname) {                                                                                \
         int64_t *r = out->data;                                                                    \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             int64_t x = UVAL(&ua, int64_t, row), y = UVAL(&ub, int64_t, row);                      \
             r[row] = (EXPR);                                                                       \
@@ -602,17 +602,17 @@ BITWISE(shift_right_arith_fn, (y < 0 || y >= 64) ? (x < 0 ? -1 : 0) : x >> y)
 
 KERNEL(bitwise_not_fn) {
     int64_t *r = out->data;
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) r[row] = ~UVAL(&ua, int64_t, row);
     return SQE_OK;
 }
 
 KERNEL(bit_count_fn) {
     int64_t *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t x = UVAL(&ua, int64_t, row), bits = UVAL(&ub, int64_t, row);
         if (bits < 2 || bits > 64) {
@@ -642,9 +642,9 @@ KERNEL(bit_count_fn) {
 
 KERNEL(from_base_fn) {
     int64_t *r = out->data;
-    vec_unified us, ub;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ub);
+    vec_view us, ub;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         int64_t radix = UVAL(&ub, int64_t, row);
@@ -683,9 +683,9 @@ KERNEL(from_base_fn) {
 }
 
 KERNEL(to_base_fn) {
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t x = UVAL(&ua, int64_t, row), radix = UVAL(&ub, int64_t, row);
         if (radix < 2 || radix > 36) {
@@ -709,10 +709,10 @@ KERNEL(to_base_fn) {
 /* normal_cdf(mean, sd, v) */
 KERNEL(normal_cdf_fn) {
     double *r = out->data;
-    vec_unified um, us, uv;
-    vec_unify(args[0], &um);
-    vec_unify(args[1], &us);
-    vec_unify(args[2], &uv);
+    vec_view um, us, uv;
+    vec_view_init(&um, args[0]);
+    vec_view_init(&us, args[1]);
+    vec_view_init(&uv, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         double m = UVAL(&um, double, row), sd = UVAL(&us, double, row), v = UVAL(&uv, double, row);
         if (!(sd > 0)) {

@@ -83,18 +83,18 @@
             const CT *restrict b = vb->data;                                                       \
             for (uint32_t i = 0; i < count; i++) COMPUTE(CT, WT, x, b[i], r[i], bad);                \
         } else {                                                                                   \
-            vec_unified ua, ub;                                                                    \
-            vec_unify(va, &ua);                                                                    \
-            vec_unify(vb, &ub);                                                                    \
+            vec_view ua, ub;                                                                       \
+            vec_view_init(&ua, va);                                                                \
+            vec_view_init(&ub, vb);                                                                \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
                 CT x = UVAL(&ua, CT, row), y = UVAL(&ub, CT, row);                                 \
                 COMPUTE(CT, WT, x, y, r[row], bad);                                                \
             }                                                                                      \
         }                                                                                          \
         if (!bad) return SQE_OK;                                                                   \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(va, &ua);                                                                        \
-        vec_unify(vb, &ub);                                                                        \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, va);                                                                    \
+        vec_view_init(&ub, vb);                                                                    \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             CT x = UVAL(&ua, CT, row), y = UVAL(&ub, CT, row), t;                                  \
             uint32_t b1 = 0;                                                                       \
@@ -113,9 +113,9 @@
     static int fname(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,  \
                      uint32_t count, vec *out) {                                                   \
         CT *r = VEC_DATA(out, CT);                                                                 \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         const CT min_ = (CT)((uint64_t)1 << (sizeof(CT) * 8 - 1));                                       \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             CT x = UVAL(&ua, CT, row), y = UVAL(&ub, CT, row);                                     \
@@ -145,8 +145,8 @@
     static int fname(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,  \
                      uint32_t count, vec *out) {                                                   \
         CT *r = VEC_DATA(out, CT);                                                                 \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         const CT min_ = (CT)((uint64_t)1 << (sizeof(CT) * 8 - 1));                                       \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             CT x = UVAL(&ua, CT, row);                                                             \
@@ -201,9 +201,9 @@ DEFINE_INT_OPS(i64, int64_t, int64_t, "bigint", BIG_ADD, BIG_SUB, BIG_MUL)
                 r[i] = EXPR;                                                                       \
             }                                                                                      \
         } else {                                                                                   \
-            vec_unified ua, ub;                                                                    \
-            vec_unify(va, &ua);                                                                    \
-            vec_unify(vb, &ub);                                                                    \
+            vec_view ua, ub;                                                                       \
+            vec_view_init(&ua, va);                                                                \
+            vec_view_init(&ub, vb);                                                                \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
                 CT x = UVAL(&ua, CT, row), y = UVAL(&ub, CT, row);                                 \
                 r[row] = EXPR;                                                                     \
@@ -216,8 +216,8 @@ DEFINE_INT_OPS(i64, int64_t, int64_t, "bigint", BIG_ADD, BIG_SUB, BIG_MUL)
     static int fname(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,  \
                      uint32_t count, vec *out) {                                                   \
         CT *r = VEC_DATA(out, CT);                                                                 \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         FUNC_FOR_ROWS(sel, count, row) r[row] = -UVAL(&ua, CT, row);                               \
         return SQE_OK;                                                                             \
     }
@@ -282,9 +282,9 @@ static int dec_addsub(func_ctx *ctx, const vec *const *args, const uint32_t *sel
         for (uint32_t i = 0; i < count; i++) r[i] = a[i] * ma + b[i] * mb;
         return SQE_OK;
     }
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     const int128 max = decimal_max_unscaled(tr.precision);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x, y, r;
@@ -319,9 +319,9 @@ static int dec_mul(func_ctx *ctx, const vec *const *args, uint32_t n_args, const
         for (uint32_t i = 0; i < count; i++) r[i] = a[i] * b[i];
         return SQE_OK;
     }
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     const int128 max = decimal_max_unscaled(tr.precision);
     if (!sel && !type_decimal_is_long(ta) && !type_decimal_is_long(tb) &&
         args[0]->shape == VEC_FLAT && args[1]->shape == VEC_FLAT) {
@@ -353,9 +353,9 @@ static int dec_div(func_ctx *ctx, const vec *const *args, uint32_t n_args, const
     sqe_type ta = args[0]->type, tb = args[1]->type, tr = out->type;
     int shift = tr.scale + tb.scale - ta.scale;
     const int128 max = decimal_max_unscaled(tr.precision);
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x = udec(&ua, ta, row), y = udec(&ub, tb, row), r;
         if (y == 0) {
@@ -377,9 +377,9 @@ static int dec_mod(func_ctx *ctx, const vec *const *args, uint32_t n_args, const
                    uint32_t count, vec *out) {
     sqe_type ta = args[0]->type, tb = args[1]->type, tr = out->type;
     int s = ta.scale > tb.scale ? ta.scale : tb.scale;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         int128 x, y, r;
         if (udec(&ub, tb, row) == 0) {
@@ -404,8 +404,8 @@ static int dec_mod(func_ctx *ctx, const vec *const *args, uint32_t n_args, const
 static int dec_neg(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint32_t *sel,
                    uint32_t count, vec *out) {
     sqe_type t = args[0]->type;
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) decimal_put(out->data, out->type, row, -udec(&ua, t, row));
     return SQE_OK;
 }

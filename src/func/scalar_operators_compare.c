@@ -70,9 +70,9 @@ typedef struct uuid16 {
             const CT *restrict b = vb->data;                                                       \
             for (uint32_t i = 0; i < count; i++) r[i] = (uint8_t)EXPR(x, b[i]);                    \
         } else {                                                                                   \
-            vec_unified ua, ub;                                                                    \
-            vec_unify(va, &ua);                                                                    \
-            vec_unify(vb, &ub);                                                                    \
+            vec_view ua, ub;                                                                       \
+            vec_view_init(&ua, va);                                                                \
+            vec_view_init(&ub, vb);                                                                \
             FUNC_FOR_ROWS(sel, count, row) {                                                       \
                 const CT *x = &UVAL(&ua, CT, row), *y = &UVAL(&ub, CT, row);                       \
                 r[row] = (uint8_t)EXPR(*x, *y);                                                    \
@@ -185,7 +185,7 @@ DEFINE_CMP(ge, OP_GE)
 /* IS DISTINCT FROM: not NULL-propagating; NULL is not distinct from NULL, NaN not from NaN. */
 #define DISTINCT_LOOP(CT, SAME)                                                                    \
     FUNC_FOR_ROWS(sel, count, row) {                                                               \
-        bool na = !vec_unified_valid(&ua, row), nb = !vec_unified_valid(&ub, row);                 \
+        bool na = !vec_view_valid(&ua, row), nb = !vec_view_valid(&ub, row);                       \
         if (na || nb) {                                                                            \
             r[row] = na != nb;                                                                     \
             continue;                                                                              \
@@ -201,9 +201,9 @@ int func_op_distinct(func_ctx *ctx, const vec *const *args, uint32_t n_args, con
                      uint32_t count, vec *out) {
     const vec *va = args[0], *vb = args[1];
     uint8_t *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(va, &ua);
-    vec_unify(vb, &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, va);
+    vec_view_init(&ub, vb);
     if (va->type.id == vb->type.id) {
         switch (va->type.id) {
         case TYPE_BOOLEAN: DISTINCT_LOOP(uint8_t, PRIM_EQ);

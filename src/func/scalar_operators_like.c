@@ -241,8 +241,8 @@ int func_like(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint
               uint32_t count, vec *out) {
     uint8_t *r = out->data;
     const like_matcher *bound = ctx->bind_data;
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     if (bound) {
         if (!sel && args[0]->shape == VEC_FLAT) {
             const sqe_str *s = args[0]->data;
@@ -277,9 +277,9 @@ int func_like(func_ctx *ctx, const vec *const *args, uint32_t n_args, const uint
         return SQE_OK;
     }
     /* per-row patterns, with a cache of the last one */
-    vec_unified up, ue;
-    vec_unify(args[1], &up);
-    if (n_args > 2) vec_unify(args[2], &ue);
+    vec_view up, ue = {0};
+    vec_view_init(&up, args[1]);
+    if (n_args > 2) vec_view_init(&ue, args[2]);
     arena mem;
     arena_init(&mem, ctx->tracker);
     like_matcher m;

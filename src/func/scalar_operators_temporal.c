@@ -28,9 +28,9 @@
 #define BINARY(name, TA, TB, TR, ...)                                                              \
     int func_op_##name(func_ctx *ctx, const vec *const *args, uint32_t n_args,                     \
                        const uint32_t *sel, uint32_t count, vec *out) {                            \
-        vec_unified ua, ub;                                                                        \
-        vec_unify(args[0], &ua);                                                                   \
-        vec_unify(args[1], &ub);                                                                   \
+        vec_view ua, ub;                                                                           \
+        vec_view_init(&ua, args[0]);                                                               \
+        vec_view_init(&ub, args[1]);                                                               \
         TR *r = out->data;                                                                         \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             TA a = UVAL(&ua, TA, row);                                                             \
@@ -45,8 +45,8 @@
 #define UNARY(name, TA, TR, ...)                                                                   \
     int func_op_##name(func_ctx *ctx, const vec *const *args, uint32_t n_args,                     \
                        const uint32_t *sel, uint32_t count, vec *out) {                            \
-        vec_unified ua;                                                                            \
-        vec_unify(args[0], &ua);                                                                   \
+        vec_view ua;                                                                               \
+        vec_view_init(&ua, args[0]);                                                               \
         TR *r = out->data;                                                                         \
         FUNC_FOR_ROWS(sel, count, row) {                                                           \
             TA a = UVAL(&ua, TA, row);                                                             \

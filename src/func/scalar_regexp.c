@@ -255,7 +255,7 @@ static bool next_from(const sqe_str *s, size_t start, size_t end, size_t *from) 
 }
 
 /* Reads the pattern argument of a row (arg 1). */
-static const sqe_str *pattern_of(const vec_unified *up, uint32_t row) { return ustr(up, row); }
+static const sqe_str *pattern_of(const vec_view *up, uint32_t row) { return ustr(up, row); }
 
 /* Checks the group number argument; reports an error row as needed. */
 static int check_group(matcher *m, vec *out, uint32_t row, int64_t group, bool *bad) {
@@ -270,9 +270,9 @@ static int check_group(matcher *m, vec *out, uint32_t row, int64_t group, bool *
 
 /* Prologue shared by the kernels: unify subject and pattern, set up the matcher. */
 #define REGEXP_PROLOGUE()                                                                          \
-    vec_unified us, up;                                                                            \
-    vec_unify(args[0], &us);                                                                       \
-    vec_unify(args[1], &up);                                                                       \
+    vec_view us, up;                                                                               \
+    vec_view_init(&us, args[0]);                                                                   \
+    vec_view_init(&up, args[1]);                                                                   \
     matcher m;                                                                                     \
     matcher_init(&m, ctx);                                                                         \
     int rc = SQE_OK
@@ -300,8 +300,8 @@ KERNEL(regexp_like_fn) {
 
 KERNEL(regexp_extract_fn) {
     REGEXP_PROLOGUE();
-    vec_unified ug;
-    if (n_args > 2) vec_unify(args[2], &ug);
+    vec_view ug = {0};
+    if (n_args > 2) vec_view_init(&ug, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         REGEXP_USE_PATTERN(row);
         int64_t group = n_args > 2 ? UVAL(&ug, int64_t, row) : 0;
@@ -344,8 +344,8 @@ static int push_elem(func_ctx *ctx, vec *out, uint32_t *n, const char *p, size_t
 
 KERNEL(regexp_extract_all_fn) {
     REGEXP_PROLOGUE();
-    vec_unified ug;
-    if (n_args > 2) vec_unify(args[2], &ug);
+    vec_view ug = {0};
+    if (n_args > 2) vec_view_init(&ug, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         REGEXP_USE_PATTERN(row);
         int64_t group = n_args > 2 ? UVAL(&ug, int64_t, row) : 0;
@@ -428,8 +428,8 @@ static const char *expand_replacement(strbuf *sb, const matcher *m, const sqe_st
 
 KERNEL(regexp_replace_fn) {
     REGEXP_PROLOGUE();
-    vec_unified ur;
-    if (n_args > 2) vec_unify(args[2], &ur);
+    vec_view ur = {0};
+    if (n_args > 2) vec_view_init(&ur, args[2]);
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
     FUNC_FOR_ROWS(sel, count, row) {
@@ -504,9 +504,9 @@ KERNEL(regexp_count_fn) {
 
 KERNEL(regexp_position_fn) {
     REGEXP_PROLOGUE();
-    vec_unified ust, uo;
-    if (n_args > 2) vec_unify(args[2], &ust);
-    if (n_args > 3) vec_unify(args[3], &uo);
+    vec_view ust = {0}, uo = {0};
+    if (n_args > 2) vec_view_init(&ust, args[2]);
+    if (n_args > 3) vec_view_init(&uo, args[3]);
     int32_t *r = out->data;
     FUNC_FOR_ROWS(sel, count, row) {
         REGEXP_USE_PATTERN(row);

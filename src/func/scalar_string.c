@@ -39,8 +39,8 @@ int func_ret_same_as_arg0(const sqe_type *args, uint32_t n_args, sqe_type *ret, 
 
 KERNEL(length_fn) {
     int64_t *r = out->data;
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         r[row] = utf8_count(SDATA(s), s->len);
@@ -50,8 +50,8 @@ KERNEL(length_fn) {
 
 KERNEL(length_bytes_fn) {
     int64_t *r = out->data;
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) r[row] = ustr(&us, row)->len;
     return SQE_OK;
 }
@@ -66,8 +66,8 @@ static void locale_init(void) {
 static int change_case(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                        vec *out, bool upper) {
     pthread_once(&g_locale_once, locale_init);
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         const unsigned char *p = (const unsigned char *)SDATA(s);
@@ -124,11 +124,11 @@ KERNEL(upper_fn) { return change_case(ctx, args, sel, count, out, true); }
 /* --- concat ----------------------------------------------------------------------------------- */
 
 KERNEL(concat_fn) {
-    vec_unified stack[16];
-    vec_unified *u = n_args <= 16 ? stack : malloc(sizeof(vec_unified) * n_args);
+    vec_view stack[16];
+    vec_view *u = n_args <= 16 ? stack : malloc(sizeof(vec_view) * n_args);
     if (!u) return func_nomem(ctx);
     uint32_t n = n_args;
-    for (uint32_t i = 0; i < n; i++) vec_unify(args[i], &u[i]);
+    for (uint32_t i = 0; i < n; i++) vec_view_init(&u[i], args[i]);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
         size_t total = 0;
@@ -168,16 +168,16 @@ static int ret_concat(const sqe_type *args, uint32_t n_args, sqe_type *ret, sqe_
 
 /* concat_ws(sep, s...): NULL separator gives NULL, NULL strings are skipped. */
 KERNEL(concat_ws_fn) {
-    vec_unified stack[16];
-    vec_unified *u = n_args <= 16 ? stack : malloc(sizeof(vec_unified) * n_args);
+    vec_view stack[16];
+    vec_view *u = n_args <= 16 ? stack : malloc(sizeof(vec_view) * n_args);
     if (!u) return func_nomem(ctx);
     uint32_t n = n_args;
-    for (uint32_t i = 0; i < n; i++) vec_unify(args[i], &u[i]);
+    for (uint32_t i = 0; i < n; i++) vec_view_init(&u[i], args[i]);
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
     FUNC_FOR_ROWS(sel, count, row) {
-        if (!vec_unified_valid(&u[0], row)) {
+        if (!vec_view_valid(&u[0], row)) {
             if ((rc = func_out_null(ctx, out, row))) break;
             continue;
         }
@@ -185,7 +185,7 @@ KERNEL(concat_ws_fn) {
         strbuf_clear(&sb);
         bool first = true;
         for (uint32_t i = 1; i < n; i++) {
-            if (!vec_unified_valid(&u[i], row)) continue;
+            if (!vec_view_valid(&u[i], row)) continue;
             if (!first) strbuf_append(&sb, SDATA(sep), sep->len);
             const sqe_str *s = ustr(&u[i], row);
             strbuf_append(&sb, SDATA(s), s->len);
@@ -199,10 +199,10 @@ KERNEL(concat_ws_fn) {
 }
 
 KERNEL(concat_ws_array_fn) {
-    vec_unified us, ua, ue;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ua);
-    vec_unify(ulist_elems(&ua), &ue);
+    vec_view us, ua, ue;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ua, args[1]);
+    vec_view_init(&ue, ulist_elems(&ua));
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
@@ -212,7 +212,7 @@ KERNEL(concat_ws_array_fn) {
         strbuf_clear(&sb);
         bool first = true;
         for (uint32_t i = 0; i < e.length; i++) {
-            if (!vec_unified_valid(&ue, e.offset + i)) continue;
+            if (!vec_view_valid(&ue, e.offset + i)) continue;
             if (!first) strbuf_append(&sb, SDATA(sep), sep->len);
             const sqe_str *s = ustr(&ue, e.offset + i);
             strbuf_append(&sb, SDATA(s), s->len);
@@ -260,10 +260,10 @@ static void substring_range(const char *p, uint32_t len, int64_t start, int64_t 
 
 static int substr_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                          const uint32_t *sel, uint32_t count, vec *out, bool bytes) {
-    vec_unified us, ub, ul;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ub);
-    if (n_args > 2) vec_unify(args[2], &ul);
+    vec_view us, ub, ul = {0};
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ub, args[1]);
+    if (n_args > 2) vec_view_init(&ul, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         uint32_t from, to;
@@ -294,10 +294,10 @@ static int64_t find_backward(const char *s, uint32_t n, const char *sub, uint32_
 
 KERNEL(strpos_fn) {
     int64_t *r = out->data;
-    vec_unified us, ub, ui;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ub);
-    if (n_args > 2) vec_unify(args[2], &ui);
+    vec_view us, ub, ui = {0};
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ub, args[1]);
+    if (n_args > 2) vec_view_init(&ui, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *sub = ustr(&ub, row);
         int64_t instance = n_args > 2 ? UVAL(&ui, int64_t, row) : 1;
@@ -329,10 +329,10 @@ KERNEL(strpos_fn) {
 }
 
 KERNEL(replace_fn) {
-    vec_unified us, ua, ub;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ua);
-    if (n_args > 2) vec_unify(args[2], &ub);
+    vec_view us, ua, ub = {0};
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ua, args[1]);
+    if (n_args > 2) vec_view_init(&ub, args[2]);
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
@@ -378,8 +378,8 @@ KERNEL(replace_fn) {
 
 static int reverse_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                           uint32_t count, vec *out, bool bytes) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         const char *p = SDATA(s);
@@ -431,9 +431,9 @@ static uint32_t prev_cp_start(const char *p, uint32_t end) {
 
 static int trim_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                        const uint32_t *sel, uint32_t count, vec *out, bool left, bool right) {
-    vec_unified us, uc;
-    vec_unify(args[0], &us);
-    if (n_args > 1) vec_unify(args[1], &uc);
+    vec_view us, uc = {0};
+    vec_view_init(&us, args[0]);
+    if (n_args > 1) vec_view_init(&uc, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *set = n_args > 1 ? ustr(&uc, row) : NULL;
         const char *p = SDATA(s);
@@ -484,10 +484,10 @@ static void append_pad_cycle(strbuf *sb, const char *pp, uint32_t plen, int64_t 
 
 static int pad_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel, uint32_t count,
                       vec *out, bool left) {
-    vec_unified us, un, up;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &un);
-    vec_unify(args[2], &up);
+    vec_view us, un, up;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&un, args[1]);
+    vec_view_init(&up, args[2]);
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
@@ -560,10 +560,10 @@ static uint32_t split_parts(const char *p, uint32_t n, const char *d, uint32_t d
 }
 
 KERNEL(split_fn) {
-    vec_unified us, ud, ul;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ud);
-    if (n_args > 2) vec_unify(args[2], &ul);
+    vec_view us, ud, ul = {0};
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ud, args[1]);
+    if (n_args > 2) vec_view_init(&ul, args[2]);
     vec *elems = &out->children[0];
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *d = ustr(&ud, row);
@@ -596,10 +596,10 @@ KERNEL(split_fn) {
 }
 
 KERNEL(split_part_fn) {
-    vec_unified us, ud, ui;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &ud);
-    vec_unify(args[2], &ui);
+    vec_view us, ud, ui;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&ud, args[1]);
+    vec_view_init(&ui, args[2]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *d = ustr(&ud, row);
         int64_t idx = UVAL(&ui, int64_t, row);
@@ -641,8 +641,8 @@ KERNEL(split_part_fn) {
 /* --- code points -------------------------------------------------------------------------------- */
 
 KERNEL(chr_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         int64_t cp = UVAL(&ua, int64_t, row);
         if (cp < 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
@@ -659,8 +659,8 @@ KERNEL(chr_fn) {
 
 KERNEL(codepoint_fn) {
     int32_t *r = out->data;
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         size_t adv = 0;
@@ -677,9 +677,9 @@ KERNEL(codepoint_fn) {
 
 KERNEL(starts_with_fn) {
     uint8_t *r = out->data;
-    vec_unified us, up;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &up);
+    vec_view us, up;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&up, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *p = ustr(&up, row);
         r[row] = s->len >= p->len && memcmp(SDATA(s), SDATA(p), p->len) == 0;
@@ -714,10 +714,10 @@ static void append_cp(strbuf *sb, int32_t cp) {
 }
 
 KERNEL(translate_fn) {
-    vec_unified us, uf, ut;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &uf);
-    vec_unify(args[2], &ut);
+    vec_view us, uf, ut;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&uf, args[1]);
+    vec_view_init(&ut, args[2]);
     strbuf sb;
     strbuf_init_limit(&sb, FUNC_MAX_STRING);
     int rc = SQE_OK;
@@ -749,9 +749,9 @@ KERNEL(translate_fn) {
 
 KERNEL(levenshtein_fn) {
     int64_t *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         uint32_t na, nb;
         int32_t *a = decode_all(ustr(&ua, row), &na);
@@ -792,9 +792,9 @@ KERNEL(levenshtein_fn) {
 
 KERNEL(hamming_fn) {
     int64_t *r = out->data;
-    vec_unified ua, ub;
-    vec_unify(args[0], &ua);
-    vec_unify(args[1], &ub);
+    vec_view ua, ub;
+    vec_view_init(&ua, args[0]);
+    vec_view_init(&ub, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *a = ustr(&ua, row), *b = ustr(&ub, row);
         const unsigned char *pa = (const unsigned char *)SDATA(a), *pb = (const unsigned char *)SDATA(b);

@@ -29,8 +29,8 @@
 /* --- UTF-8 ------------------------------------------------------------------------------------ */
 
 KERNEL(to_utf8_fn) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         SQE_TRY(func_out_str(ctx, out, row, SDATA(s), s->len));
@@ -39,9 +39,9 @@ KERNEL(to_utf8_fn) {
 }
 
 KERNEL(from_utf8_fn) {
-    vec_unified ub, ur;
-    vec_unify(args[0], &ub);
-    if (n_args > 1) vec_unify(args[1], &ur);
+    vec_view ub, ur = {0};
+    vec_view_init(&ub, args[0]);
+    if (n_args > 1) vec_view_init(&ur, args[1]);
     strbuf sb;
     strbuf_init(&sb);
     int rc = SQE_OK;
@@ -93,8 +93,8 @@ KERNEL(from_utf8_fn) {
 
 KERNEL(to_hex_fn) {
     static const char digits[] = "0123456789ABCDEF";
-    vec_unified ub;
-    vec_unify(args[0], &ub);
+    vec_view ub;
+    vec_view_init(&ub, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
         if ((size_t)b->len * 2 > FUNC_MAX_STRING) {
@@ -117,8 +117,8 @@ KERNEL(to_hex_fn) {
 }
 
 KERNEL(from_hex_fn) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         const char *p = SDATA(s);
@@ -152,8 +152,8 @@ KERNEL(from_hex_fn) {
 
 static int to_base64_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                             uint32_t count, vec *out, bool url) {
-    vec_unified ub;
-    vec_unify(args[0], &ub);
+    vec_view ub;
+    vec_view_init(&ub, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
         size_t n = base64_encoded_len(b->len, true);
@@ -173,8 +173,8 @@ static int to_base64_common(func_ctx *ctx, const vec *const *args, const uint32_
 
 static int from_base64_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                               uint32_t count, vec *out, bool url) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         const char *p = SDATA(s);
@@ -223,9 +223,9 @@ KERNEL(from_base64url_fn) { return from_base64_common(ctx, args, sel, count, out
 static int digest_common(func_ctx *ctx, const vec *const *args, uint32_t n_args,
                          const uint32_t *sel, uint32_t count, vec *out, const EVP_MD *md,
                          bool hmac) {
-    vec_unified ub, uk;
-    vec_unify(args[0], &ub);
-    if (hmac) vec_unify(args[1], &uk);
+    vec_view ub, uk = {0};
+    vec_view_init(&ub, args[0]);
+    if (hmac) vec_view_init(&uk, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
         unsigned char digest[EVP_MAX_MD_SIZE];
@@ -284,8 +284,8 @@ static uint32_t crc32_ieee(const unsigned char *p, size_t n) {
 
 KERNEL(crc32_fn) {
     int64_t *r = out->data;
-    vec_unified ub;
-    vec_unify(args[0], &ub);
+    vec_view ub;
+    vec_view_init(&ub, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
         r[row] = crc32_ieee((const unsigned char *)SDATA(b), b->len);
@@ -374,8 +374,8 @@ static void put_be64(unsigned char *b, uint64_t v) {
 }
 
 KERNEL(xxhash64_fn) {
-    vec_unified ub;
-    vec_unify(args[0], &ub);
+    vec_view ub;
+    vec_view_init(&ub, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
         unsigned char buf[8];
@@ -388,8 +388,8 @@ KERNEL(xxhash64_fn) {
 /* --- big-endian encodings ----------------------------------------------------------------------- */
 
 KERNEL(to_be64_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         unsigned char buf[8];
         put_be64(buf, (uint64_t)UVAL(&ua, int64_t, row));
@@ -399,8 +399,8 @@ KERNEL(to_be64_fn) {
 }
 
 KERNEL(to_be32_fn) {
-    vec_unified ua;
-    vec_unify(args[0], &ua);
+    vec_view ua;
+    vec_view_init(&ua, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         uint32_t v = (uint32_t)UVAL(&ua, int32_t, row);
         unsigned char buf[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
@@ -412,8 +412,8 @@ KERNEL(to_be32_fn) {
 
 static int from_be_common(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                           uint32_t count, vec *out, uint32_t width) {
-    vec_unified ub;
-    vec_unify(args[0], &ub);
+    vec_view ub;
+    vec_view_init(&ub, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *b = ustr(&ub, row);
         if (b->len != width) {
@@ -436,8 +436,8 @@ KERNEL(from_be32_fn) { return from_be_common(ctx, args, sel, count, out, 4); }
 
 KERNEL(luhn_check_fn) {
     uint8_t *r = out->data;
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         const char *p = SDATA(s);

@@ -146,8 +146,8 @@ enum { URL_PROTOCOL, URL_HOST, URL_PATH, URL_QUERY, URL_FRAGMENT };
 
 static int extract_part(func_ctx *ctx, const vec *const *args, const uint32_t *sel,
                         uint32_t count, vec *out, int which) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         const char *p = SDATA(s);
@@ -174,8 +174,8 @@ KERNEL(url_query_fn) { return extract_part(ctx, args, sel, count, out, URL_QUERY
 KERNEL(url_fragment_fn) { return extract_part(ctx, args, sel, count, out, URL_FRAGMENT); }
 
 KERNEL(url_port_fn) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row);
         url_parts u;
@@ -189,9 +189,9 @@ KERNEL(url_port_fn) {
 }
 
 KERNEL(url_parameter_fn) {
-    vec_unified us, un;
-    vec_unify(args[0], &us);
-    vec_unify(args[1], &un);
+    vec_view us, un;
+    vec_view_init(&us, args[0]);
+    vec_view_init(&un, args[1]);
     FUNC_FOR_ROWS(sel, count, row) {
         const sqe_str *s = ustr(&us, row), *name = ustr(&un, row);
         const char *p = SDATA(s), *pn = SDATA(name);
@@ -223,8 +223,8 @@ KERNEL(url_parameter_fn) {
 
 KERNEL(url_encode_fn) {
     static const char hex[] = "0123456789ABCDEF";
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     strbuf sb;
     strbuf_init(&sb);
     int rc = SQE_OK;
@@ -251,8 +251,8 @@ KERNEL(url_encode_fn) {
 }
 
 KERNEL(url_decode_fn) {
-    vec_unified us;
-    vec_unify(args[0], &us);
+    vec_view us;
+    vec_view_init(&us, args[0]);
     strbuf sb;
     strbuf_init(&sb);
     int rc = SQE_OK;

@@ -95,6 +95,114 @@ const vec *vec_resolve(const vec *v, uint32_t row, uint32_t *phys);
 /* NULL test for any shape. */
 bool vec_is_null(const vec *v, uint32_t row);
 
+/* A view of a vector of any shape (flat, constant, dictionary chains) for reading rows: logical
+ * row r's value is at data index vec_view_index(&w, r) of w.flat, a FLAT or CONST vector (the
+ * bottom of the chain), and its validity is vec_view_valid(&w, r). The view borrows everything
+ * from the vector (and from buf, see vec_view_init_buf) and is valid while they are unchanged.
+ * Modes (tested in this order per row, so flat rows cost one test and dictionary rows two, as
+ * with the views this one replaced; kernels special-case constants before their row loops):
+ *   VEC_VIEW_FLAT   index = row;
+ *   VEC_VIEW_SEL    index = sel[row] (one dictionary selection, or a composed one in buf);
+ *   VEC_VIEW_CONST  index = 0;
+ *   VEC_VIEW_CHAIN  a dictionary chain with two or more selections and no buffer to compose
+ *                   them into: each row walks `chain` as vec_resolve does, correct but slower.
+ * Views made by vec_view_init_buf with a buffer are "composed" (FLAT or SEL only: constants
+ * become a zero map in buf), so the hot loops of exec/ read them with vec_view_index_composed. */
+enum { VEC_VIEW_FLAT = 0, VEC_VIEW_SEL, VEC_VIEW_CONST, VEC_VIEW_CHAIN };
+
+typedef struct vec_view {
+    const vec *flat;          /* FLAT or CONST vector holding the values */
+    const void *data;         /* flat->data */
+    const uint64_t *validity; /* flat->validity; NULL = no NULLs */
+    const uint32_t *sel;      /* VEC_VIEW_SEL: logical row -> data index; else NULL */
+    const vec *chain;         /* VEC_VIEW_CHAIN: the viewed vector; else NULL */
+    uint8_t mode;             /* VEC_VIEW_* */
+} vec_view;
+
+/* Writes into buf[0..rows) the index in the bottom vector of rows 0..rows-1 of dictionary chain
+ * v (out of line: the composing loop of vec_view_init_buf). */
+void vec_view_compose(const vec *v, uint32_t rows, uint32_t *buf);
+
+/* Like vec_view_init, but for rows 0..rows-1 a chain of several selections is composed into buf
+ * and a constant becomes a zero map in buf (caller-owned, `rows` entries, must outlive the
+ * view), so every row is one lookup. buf NULL or rows 0 behaves as vec_view_init. (Inline, and
+ * taking no address of w out of line, so the hot loops keep the view's fields in registers.) */
+static inline void vec_view_init_buf(vec_view *w, const vec *v, uint32_t rows, uint32_t *buf) {
+    const vec *top = v;
+    const uint32_t *first = NULL;
+    uint32_t n_sel = 0;
+    while (v->shape == VEC_DICT) {
+        if (v->sel) {
+            if (!first) first = v->sel;
+            n_sel++;
+        }
+        v = v->dict;
+    }
+    bool have_buf = buf && rows;
+    w->flat = v;
+    w->data = v->data;
+    w->validity = v->validity;
+    w->sel = NULL;
+    w->chain = NULL;
+    w->mode = VEC_VIEW_FLAT;
+    if (v->shape == VEC_CONST) {
+        if (have_buf) {
+            for (uint32_t i = 0; i < rows; i++) buf[i] = 0;
+            w->sel = buf;
+            w->mode = VEC_VIEW_SEL;
+        } else {
+            w->mode = VEC_VIEW_CONST;
+        }
+    } else if (n_sel == 1) {
+        w->sel = first;
+        w->mode = VEC_VIEW_SEL;
+    } else if (n_sel > 1) {
+        if (have_buf) {
+            vec_view_compose(top, rows, buf);
+            w->sel = buf;
+            w->mode = VEC_VIEW_SEL;
+        } else {
+            w->chain = top;
+            w->mode = VEC_VIEW_CHAIN;
+        }
+    }
+}
+/* Makes a view of v with no buffer of its own (chains of several selections walk per row). */
+static inline void vec_view_init(vec_view *w, const vec *v) { vec_view_init_buf(w, v, 0, NULL); }
+
+static inline uint32_t vec_view_index(const vec_view *w, uint32_t row) {
+    if (w->mode == VEC_VIEW_FLAT) return row;
+    if (w->mode == VEC_VIEW_SEL) return w->sel[row];
+    if (w->mode == VEC_VIEW_CONST) return 0;
+    /* VEC_VIEW_CHAIN: walk the chain here rather than call vec_resolve, so that a call in the
+     * loop does not make the compiler spill the loop's registers on the common paths */
+    const vec *c = w->chain;
+    uint32_t i = row;
+    do {
+        if (c->sel) i = c->sel[i];
+        c = c->dict;
+    } while (c->shape == VEC_DICT);
+    return i; /* the bottom is FLAT: a chain ending in a constant is mode CONST */
+}
+/* True for views in mode FLAT or SEL (see above). */
+static inline bool vec_view_is_composed(const vec_view *w) {
+    return w->mode == VEC_VIEW_FLAT || w->mode == VEC_VIEW_SEL;
+}
+/* vec_view_index for composed views (one branch per row, as the hash and compare loops need). */
+static inline uint32_t vec_view_index_composed(const vec_view *w, uint32_t row) {
+    return w->sel ? w->sel[row] : row;
+}
+/* Validity at a data index (as returned by vec_view_index). */
+static inline bool vec_view_valid_at(const vec_view *w, uint32_t idx) {
+    return !w->validity || ((w->validity[idx >> 6] >> (idx & 63)) & 1);
+}
+/* Validity of logical row `row`. */
+static inline bool vec_view_valid(const vec_view *w, uint32_t row) {
+    return vec_view_valid_at(w, vec_view_index(w, row));
+}
+/* True when logical row r is data index r (a flat vector or an identity view of one). */
+static inline bool vec_view_is_flat(const vec_view *w) { return w->mode == VEC_VIEW_FLAT; }
+
 /* Makes v a view of src: row i of v is row sel[i] of src (sel NULL = identity). sel is
  * borrowed and must stay valid as long as v's contents; src likewise. */
 void vec_set_dict(vec *v, const vec *src, const uint32_t *sel);

@@ -12,8 +12,6 @@
  * Specific tests check values: overflow of sum(bigint), decimal sums and HALF_UP averages,
  * NaN and string handling of min/max, min_by ties, the statistics against two-pass formulas,
  * HyperLogLog error on 100k distinct values, KLL rank error, the collect aggregates' layouts.
- *
- * Build alone (before func_common.c exists) with -DAGG_TEST_UNIFY_STANDIN.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -33,23 +31,6 @@
 #include "types/decimal.h"
 #include "types/types.h"
 #include "vec/vec.h"
-
-#ifdef AGG_TEST_UNIFY_STANDIN
-/* Minimal vec_unify for building this test before func/func_common.c exists. */
-void vec_unify(const vec *v, vec_unified *out) {
-    memset(out, 0, sizeof *out);
-    if (v->shape == VEC_DICT) {
-        out->flat = v->dict;
-        out->sel = v->sel;
-        out->mode = v->sel ? 2 : 0;
-    } else {
-        out->flat = v;
-        out->mode = v->shape == VEC_CONST ? 1 : 0;
-    }
-    out->data = out->flat->data;
-    out->validity = out->flat->validity;
-}
-#endif
 
 /* ---- Harness -------------------------------------------------------------------------------- */
 
@@ -602,7 +583,7 @@ static void test_count(void **unused) {
     vfree(b);
 }
 
-/* Constant and dictionary shaped inputs go through vec_unify. */
+/* Constant and dictionary shaped inputs go through vec_view. */
 static void test_shapes(void **unused) {
     (void)unused;
     vec *c = vnew(type_make(TYPE_BIGINT), 10);

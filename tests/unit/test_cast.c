@@ -875,16 +875,16 @@ static void test_shapes_and_unknown(void **state) {
     vec_destroy(&r.out);
     vec_destroy(&u);
 
-    /* vec_unify modes */
+    /* vec_view of a constant */
     vec c;
     assert_int_equal(vec_init(&c, ty("bigint"), 4, NULL, NULL), 0);
     VEC_DATA(&c, int64_t)[0] = 9;
     c.shape = VEC_CONST;
-    vec_unified un;
-    vec_unify(&c, &un);
-    assert_int_equal(un.mode, 1);
-    assert_int_equal(vec_unified_index(&un, 3), 0);
-    assert_true(vec_unified_valid(&un, 3));
+    vec_view un;
+    vec_view_init(&un, &c);
+    assert_int_equal(un.mode, VEC_VIEW_CONST);
+    assert_int_equal(vec_view_index(&un, 3), 0);
+    assert_true(vec_view_valid(&un, 3));
     vec_destroy(&c);
 }
 

@@ -69,11 +69,11 @@ static uint64_t store_rows(agg_fixture *f) {
 /* Runs find_or_create for one chunk of key vectors; counts into payload (int64 at offset 0). */
 static void agg_chunk(agg_fixture *f, vec *keys, uint32_t n_keys, uint32_t count) {
     uint64_t hashes[VEC_CHUNK_SIZE];
-    exec_vview views[4];
+    vec_view views[4];
     const vec *kv[4];
     for (uint32_t k = 0; k < n_keys; k++) {
         exec_hash_vec(&keys[k], NULL, count, hashes, k > 0);
-        exec_vview_init(&views[k], &keys[k], count, f->sc->idxbuf[k]);
+        vec_view_init_buf(&views[k], &keys[k], count, f->sc->idxbuf[k]);
         kv[k] = &keys[k];
     }
     if (f->ht.count + count > (f->ht.mask + 1) / 2)
@@ -274,8 +274,8 @@ static void test_join_chains(void **state) {
     vec_set_null(&pk, 150);
     uint64_t ph[200];
     exec_hash_vec(&pk, NULL, 200, ph, false);
-    exec_vview view;
-    exec_vview_init(&view, &pk, 200, sc->idxbuf[0]);
+    vec_view view;
+    vec_view_init_buf(&view, &pk, 200, sc->idxbuf[0]);
     uint8_t *heads[200];
     exec_join_ht_probe(&ht, &l, 1, &view, NULL, ph, 200, heads, sc);
     for (uint32_t i = 0; i < 200; i++) {
