@@ -15,7 +15,8 @@ layers that must not include each other):
   iceberg
   catalog
   plan          (the logical plan and the optimizer)
-  scan          (scan sources and serializable scan tasks: above plan, below bind and exec)
+  scan          (scan sources (Iceberg, Parquet, CSV, memory tables; they fill plan_source)
+                and serializable scan tasks: above plan, below bind and exec)
   bind, exec    (bind builds plans, exec runs them; neither includes the other)
   engine
   server        (server/ itself: the hooks a front end calls)

@@ -8,6 +8,8 @@
 #include "bind/bind.h"
 #include "io/io.h"
 #include "common/strbuf.h"
+#include "scan/scan_iceberg.h"
+#include "scan/scan_source.h"
 #include "sql/sql.h"
 
 /* One relation visible in a FROM clause: its alias and columns. */
@@ -125,9 +127,10 @@ void bind_rel_qualify(bind_rel *rel, const sql_relation *r, const char *cat_name
 int bind_resolve_name(binder *b, bind_scope *s, const sql_qname *name, int line, int col,
                       bexpr **out);
 
-/* Table-function plumbing (bind_tfunc.c): registers state as a new source of the query (state is
- * destroyed with the query, and at once on failure); the PLAN_TABLE_FUNC node reading every
- * column of src, named and typed by it. */
+/* Table-function plumbing (bind_tfunc.c): registers state as a new source of the query
+ * (scan_source_new with the binder's plan_ctx and error; state is destroyed with the query, and
+ * at once on failure); the PLAN_TABLE_FUNC node reading every column of src, named and typed by
+ * it. */
 int bind_tfunc_source_new(binder *b, void *state, void (*destroy)(void *), plan_source **out);
 int bind_tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names);
 
@@ -162,23 +165,15 @@ int bind_rb_str(bind_rows_builder *rb, uint32_t c, const char *s); /* NULL s: NU
 int bind_rb_str_map(bind_rows_builder *rb, uint32_t c, const char *const *keys,
                     const char *const *values, uint32_t n);
 
-/* The files a table function reads (bind_tfunc.c): the session's path policy resolved the
- * path or glob (io/path_policy.h), so only these may be opened. */
-typedef struct bind_file_list {
-    char **paths;                /* io_paths_free */
-    uint32_t n;
-    io_identity *id;             /* object-store identity to open them with (reference), or NULL */
-} bind_file_list;
-void bind_file_list_free(bind_file_list *l);
-
-/* Parquet table functions (bind_tfunc_parquet.c): function is "read_parquet",
- * "parquet_metadata" or "parquet_schema"; files the resolved path or glob (taken over, also on
- * error). */
+/* Parquet table functions (bind_tfunc_parquet.c): function is "read_parquet" (the source is
+ * scan/scan_parquet.c), "parquet_metadata" or "parquet_schema"; files the path or glob the
+ * session's path policy resolved (taken over, also on error). */
 int bind_parquet_source(binder *b, const sql_relation *rel, const char *function,
-                        bind_file_list *files, plan **out, const char ***names);
+                        scan_file_list *files, plan **out, const char ***names);
 
 /* An Iceberg table in FROM (bind_iceberg.c): the scan of t (t->ice set) at the snapshot r's
- * FOR VERSION / TIMESTAMP AS OF clause names (current when none), as a PLAN_TABLE_FUNC. The
+ * FOR VERSION / TIMESTAMP AS OF clause names (current when none), as a PLAN_TABLE_FUNC over
+ * scan_iceberg_source (its last ICE_SCAN_HIDDEN_COLUMNS columns are "$path" and "$pos"). The
  * source holds its own reference to t. */
 int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **out,
                        const char ***names);
@@ -186,8 +181,6 @@ int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **ou
  * time (bind_iceberg_meta.c). TABLE_NOT_FOUND for an unknown suffix. */
 int bind_iceberg_meta_table(binder *b, cat_table *t, const char *suffix, const sql_relation *r,
                             plan **out, const char ***names);
-/* The scan's last columns are the hidden "$path" and "$pos" (not expanded by *). */
-#define ICE_SCAN_HIDDEN_COLUMNS 2
 
 /* Expressions (bind_expr.c). */
 int bind_expr(binder *b, bind_scope *s, const sql_expr *e, bexpr **out);

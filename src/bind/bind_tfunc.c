@@ -1,17 +1,16 @@
 /*
  * bind_tfunc.c: table functions in FROM: read_csv('path or glob', name => value, ...) and a
  * file path used as a table ('data/x.csv'); the Parquet functions are handed to
- * bind_tfunc_parquet.c. The bound relation is a PLAN_TABLE_FUNC whose
- * plan_source splits the files into byte ranges (morsels) read in parallel.
+ * bind_tfunc_parquet.c. The bound relation is a PLAN_TABLE_FUNC over a scan source
+ * (scan/scan_csv.c for CSV), which splits the files into morsels read in parallel.
  *
- * INTERFACE: bind_table_function, bind_file_list_free (bind_int.h).
+ * INTERFACE: bind_table_function, bind_tfunc_source_new, bind_tfunc_plan (bind_int.h).
  * NOTES: the path or glob goes through the session's path policy (bind_env.paths,
  * io/path_policy.h) before anything looks at a file, including the check for Parquet magic bytes
- * of a path used as a table; the readers get only the resolved files. Option values must be
+ * of a path used as a table; the sources get only the resolved files. Option values must be
  * constants; their text (vec_format_value) is what csv_options_set parses, so
- * read_csv(..., header => true, delim => '|', skip => 1) all work.
- * The files are sniffed at bind time (the schema is needed to type the query); all files of a
- * glob must have the first file's columns.
+ * read_csv(..., header => true, delim => '|', skip => 1) all work. Errors of the sources get
+ * the position of the relation (or of the option) here.
  */
 #include "bind/bind_int.h"
 
@@ -20,97 +19,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "format/csv/csv.h"
+#include "scan/scan_csv.h"
 #include "io/io.h"
 #include "io/path_policy.h"
 #include "vec/vec_format.h"
-
-typedef struct csv_morsel {
-    uint32_t file;
-    csv_range range;
-} csv_morsel;
-
-typedef struct csv_source_state {
-    csv_options opts;
-    csv_schema schema;
-    char **paths;
-    uint32_t n_paths;
-    csv_morsel *morsels;
-    uint32_t n_morsels;
-    mem_tracker *tracker;
-} csv_source_state;
-
-static void csv_state_destroy(void *state) {
-    csv_source_state *st = state;
-    if (!st) return;
-    csv_options_reset(&st->opts);
-    csv_schema_reset(&st->schema);
-    io_paths_free(st->paths, st->n_paths);
-    free(st->morsels);
-    free(st);
-}
-
-static int csv_plan_morsels(void *state, uint32_t n_threads, uint32_t *n_morsels, sqe_error *err) {
-    csv_source_state *st = state;
-    free(st->morsels);
-    st->morsels = NULL;
-    st->n_morsels = 0;
-    uint32_t cap = 0;
-    for (uint32_t f = 0; f < st->n_paths; f++) {
-        csv_range *ranges;
-        uint32_t n;
-        SQE_TRY(csv_split_ranges(st->paths[f], &st->opts, &st->schema, n_threads * 4, &ranges, &n, err));
-        if (st->n_morsels + n > cap) {
-            cap = (st->n_morsels + n) * 2;
-            csv_morsel *grown = realloc(st->morsels, cap * sizeof(csv_morsel));
-            if (!grown) {
-                free(ranges);
-                return err_nomem(err, "csv morsels");
-            }
-            st->morsels = grown;
-        }
-        for (uint32_t i = 0; i < n; i++) st->morsels[st->n_morsels++] = (csv_morsel){f, ranges[i]};
-        free(ranges);
-    }
-    *n_morsels = st->n_morsels;
-    return SQE_OK;
-}
-
-static int csv_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,
-                    void **reader, sqe_error *err) {
-    csv_source_state *st = state;
-    const csv_morsel *m = &st->morsels[morsel];
-    csv_schema file_schema;
-    csv_schema_init(&file_schema);
-    const csv_schema *schema = &st->schema;
-    if (m->file > 0) {
-        /* other files of a glob: their own header/offsets, the first file's types */
-        SQE_TRY(csv_sniff(st->paths[m->file], &st->opts, &file_schema, err));
-        if (file_schema.n_cols != st->schema.n_cols) {
-            csv_schema_reset(&file_schema);
-            return err_set(err, SQE_ERR_INVALID_FILE,
-                           "File %s has %u columns but %s has %u", st->paths[m->file],
-                           file_schema.n_cols, st->paths[0], st->schema.n_cols);
-        }
-        memcpy(file_schema.types, st->schema.types, st->schema.n_cols * sizeof(sqe_type));
-        schema = &file_schema;
-    }
-    csv_reader *r;
-    int rc = csv_reader_open(st->paths[m->file], &st->opts, schema, m->range.start, m->range.end,
-                             st->tracker, &r, err);
-    csv_schema_reset(&file_schema);
-    SQE_TRY(rc);
-    rc = csv_reader_project(r, columns, n_columns, err);
-    if (rc) {
-        csv_reader_close(r);
-        return rc;
-    }
-    *reader = r;
-    return SQE_OK;
-}
-
-static int csv_next(void *reader, vec_chunk *out, sqe_error *err) { return csv_reader_next(reader, out, err); }
-static void csv_close(void *reader) { csv_reader_close(reader); }
 
 /* The text of a constant argument for csv_options_set. */
 static int const_text(binder *b, const bexpr *e, const char *name, int line, int col, char **out) {
@@ -134,17 +46,7 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
                         const char ***names);
 
 int bind_tfunc_source_new(binder *b, void *state, void (*destroy)(void *), plan_source **out) {
-    *out = NULL;
-    plan_source *src = ARENA_NEW(b->pctx->arena, plan_source);
-    if (!src) {
-        destroy(state);
-        return bind_nomem(b);
-    }
-    src->state = state;
-    src->destroy = destroy;
-    SQE_TRY(plan_ctx_add_source(b->pctx, src, b->err)); /* destroys state on failure */
-    *out = src;
-    return SQE_OK;
+    return scan_source_new(b->pctx, state, destroy, out, b->err);
 }
 
 int bind_tfunc_plan(binder *b, const char *name, plan_source *src, plan **out, const char ***names) {
@@ -174,15 +76,9 @@ static bool is_parquet_function(const char *name) {
            strcmp(name, "parquet_metadata") == 0 || strcmp(name, "parquet_schema") == 0;
 }
 
-void bind_file_list_free(bind_file_list *l) {
-    io_paths_free(l->paths, l->n);
-    io_identity_unref(l->id);
-    memset(l, 0, sizeof *l);
-}
-
 /* The files path (a file, glob or object-store URI) names, as the session's path policy allows
  * them: this is the only way a table function learns of a file. */
-static int resolve_files(binder *b, const char *path, bind_file_list *out) {
+static int resolve_files(binder *b, const char *path, scan_file_list *out) {
     memset(out, 0, sizeof *out);
     const bind_env *env = b->env;
     return path_policy_read(env ? env->paths : NULL, env ? env->principal : NULL, path,
@@ -191,7 +87,7 @@ static int resolve_files(binder *b, const char *path, bind_file_list *out) {
 
 /* A path used as a table is Parquet when its name says so or the first file's first bytes are
  * "PAR1" (files already allowed by the policy). */
-static bool looks_like_parquet(const char *path, const bind_file_list *files) {
+static bool looks_like_parquet(const char *path, const scan_file_list *files) {
     size_t n = strlen(path);
     static const char *const exts[] = {".parquet", ".parq", ".pq"};
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
@@ -242,7 +138,7 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
     if (fname && is_parquet_function(fname) && n_opts > 0)
         return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, opts[0].value->line, opts[0].value->col,
                           "%s takes no options", fname);
-    bind_file_list files;
+    scan_file_list files;
     int frc = resolve_files(b, path, &files);
     if (frc) {
         if (b->err && b->err->line == 0) {
@@ -253,28 +149,16 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
     }
     if (fname ? is_parquet_function(fname) : looks_like_parquet(path, &files)) {
         if (n_opts > 0) {
-            bind_file_list_free(&files);
+            scan_file_list_free(&files);
             return bind_error(b, SQE_ERR_INVALID_ARGUMENTS, opts[0].value->line,
                               opts[0].value->col, "%s takes no options", "read_parquet");
         }
         return bind_parquet_source(b, r, fname && strcmp(fname, "parquet_scan") ? fname : "read_parquet",
                                    &files, out, names);
     }
-    csv_source_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        bind_file_list_free(&files);
-        return bind_nomem(b);
-    }
-    st->paths = files.paths; /* the CSV reader opens local files only (no identity) */
-    st->n_paths = files.n;
-    files.paths = NULL;
-    files.n = 0;
-    bind_file_list_free(&files);
-    csv_options_init(&st->opts);
-    csv_schema_init(&st->schema);
-    st->tracker = b->pctx->tracker;
+    scan_csv *csv;
     plan_source *src;
-    SQE_TRY(bind_tfunc_source_new(b, st, csv_state_destroy, &src));
+    SQE_TRY(scan_csv_source(b->pctx, &files, &csv, &src, b->err));
     for (int i = 0; i < n_opts; i++) {
         const sql_named_arg *a = &opts[i];
         if (!a->name)
@@ -284,7 +168,7 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
         SQE_TRY(bind_scalar_expr(b->pctx, b->env, a->value, &v, b->err));
         char *text;
         SQE_TRY(const_text(b, v, a->name->name, a->value->line, a->value->col, &text));
-        int rc = csv_options_set(&st->opts, a->name->name, text, b->err);
+        int rc = scan_csv_option(csv, a->name->name, text, b->err);
         if (rc) {
             if (b->err) {
                 b->err->line = a->name->line;
@@ -293,7 +177,7 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
             return rc;
         }
     }
-    int rc = csv_sniff(st->paths[0], &st->opts, &st->schema, b->err);
+    int rc = scan_csv_finish(csv, src, b->err);
     if (rc) {
         if (b->err && b->err->line == 0) {
             b->err->line = r->line;
@@ -301,16 +185,6 @@ int bind_table_function(binder *b, bind_scope *s, const sql_relation *r, plan **
         }
         return rc;
     }
-    uint32_t n = st->schema.n_cols;
-    src->n_columns = n;
-    src->names = (const char *const *)st->schema.names;
-    src->types = st->schema.types;
-    /* Only the first file was sniffed: assume the others are as large, ~100 bytes a row. */
-    src->est_rows = (double)st->schema.file_size * st->n_paths / 100.0;
-    src->plan_morsels = csv_plan_morsels;
-    src->open = csv_open;
-    src->next = csv_next;
-    src->close = csv_close;
     (void)s;
     return bind_tfunc_plan(b, "read_csv", src, out, names);
 }

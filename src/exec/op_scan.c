@@ -2,28 +2,25 @@
  * op_scan.c: scan of an in-memory catalog table (PLAN_SCAN), the source of most pipelines.
  *
  * INTERFACE: exec_op_scan_create (ops.h).
- * NOTES: the table's chunk list is snapshotted when the operator is built (committed chunks are
- * immutable, so a self-join sees one version). Morsels are ranges of consecutive stored chunks:
- * about four per thread, at most 64 chunks (131072 rows) each, handed out through an atomic
- * counter. Columns are handed out zero-copy: each output vector is a VEC_DICT view with
- * sel == NULL over the stored vector. A pushed-down filter is evaluated right here on those
- * views; the surviving rows become the views' selection, so nothing is copied either way.
+ * NOTES: the table's version and morsels come from scan/scan_memory.h when the operator is
+ * built (a chunk-list snapshot, so a self-join sees one version; morsels of consecutive stored
+ * chunks, about four per thread), handed out here through an atomic counter. Columns are
+ * handed out zero-copy: each output vector is a VEC_DICT view with sel == NULL over the stored
+ * vector. A pushed-down filter is evaluated right here on those views; the surviving rows
+ * become the views' selection, so nothing is copied either way.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/ops.h"
-
-#define SCAN_MAX_MORSEL_CHUNKS 64
+#include "scan/scan_memory.h"
 
 typedef struct scan_impl {
-    cat_snapshot snap;
-    bool snap_ok;
+    scan_memory mem;             /* the table's version and morsels */
+    bool mem_ok;
     const uint32_t *columns;
     uint32_t n_cols;
     exec_expr *filter;
-    uint32_t chunks_per_morsel;
-    uint32_t n_morsels;
 } scan_impl;
 
 typedef struct scan_g {
@@ -46,7 +43,7 @@ static int scan_init(exec_op *op, void **gstate, sqe_error *err) {
 
 static uint32_t scan_max_threads(exec_op *op, void *gstate) {
     scan_impl *s = op->impl;
-    return s->n_morsels ? s->n_morsels : 1;
+    return s->mem.n_morsels ? s->mem.n_morsels : 1;
 }
 
 static void scan_local_destroy(exec_op *op, void *lstate) {
@@ -83,16 +80,14 @@ static int scan_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, sq
     for (;;) {
         if (l->chunk >= l->end) {
             uint32_t m = atomic_fetch_add(&g->next, 1);
-            if (m >= s->n_morsels) {
+            if (m >= s->mem.n_morsels) {
                 out->count = 0;
                 return SQE_OK;
             }
-            l->chunk = m * s->chunks_per_morsel;
-            l->end = l->chunk + s->chunks_per_morsel;
-            if (l->end > s->snap.n_chunks) l->end = s->snap.n_chunks;
+            scan_memory_morsel(&s->mem, m, &l->chunk, &l->end);
             continue;
         }
-        const vec_chunk *c = s->snap.chunks[l->chunk++];
+        const vec_chunk *c = scan_memory_chunk(&s->mem, l->chunk++);
         if (c->count == 0) continue;
         for (uint32_t i = 0; i < s->n_cols; i++)
             vec_set_dict(&out->cols[i], &c->cols[s->columns[i]], NULL);
@@ -117,7 +112,7 @@ static void scan_destroy_g(exec_op *op, void *gstate) { free(gstate); }
 
 static void scan_destroy(exec_op *op) {
     scan_impl *s = op->impl;
-    if (s && s->snap_ok) cat_snapshot_destroy(&s->snap);
+    if (s && s->mem_ok) scan_memory_close(&s->mem);
 }
 
 static const exec_op_vtable scan_vt = {
@@ -150,14 +145,8 @@ int exec_op_scan_create(exec_query_ctx *qctx, const plan *p, exec_op **out, sqe_
         if (exec_expr_type(s->filter).id != TYPE_BOOLEAN)
             return err_set(err, SQE_ERR_GENERIC_INTERNAL_ERROR, "scan filter is not boolean");
     }
-    SQE_TRY(cat_table_snapshot(t, &s->snap, err));
-    s->snap_ok = true;
-    uint32_t threads = qctx->threads ? qctx->threads : 1;
-    uint32_t per = (s->snap.n_chunks + 4 * threads - 1) / (4 * threads);
-    if (per < 1) per = 1;
-    if (per > SCAN_MAX_MORSEL_CHUNKS) per = SCAN_MAX_MORSEL_CHUNKS;
-    s->chunks_per_morsel = per;
-    s->n_morsels = (s->snap.n_chunks + per - 1) / per;
+    SQE_TRY(scan_memory_open(t, qctx->threads, &s->mem, err));
+    s->mem_ok = true;
     exec_op_set_detail(op, "%s.%s.%s", t->catalog ? t->catalog : "?", t->schema ? t->schema : "?",
                        t->name ? t->name : "?");
     exec_op_detail_expr(op, "filter: ", p->u.scan.filter, p);

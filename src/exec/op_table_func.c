@@ -1,10 +1,12 @@
 /*
- * op_table_func.c: scan of a table function's data source (PLAN_TABLE_FUNC: read_csv and
- * friends), through the plan_source interface of plan.h.
+ * op_table_func.c: scan of a scan source (PLAN_TABLE_FUNC: Iceberg tables, read_parquet,
+ * read_csv, rows built at bind time), driven through the scan-source interface
+ * (scan/scan_source.h); the sources themselves live in scan/.
  *
  * INTERFACE: exec_op_table_func_create (ops.h).
- * NOTES: source_init asks the source for its morsels (plan_morsels); threads take morsels from
- * an atomic counter and open one reader each, which fills the output chunk directly. A
+ * NOTES: source_init prepares the source (scan_source_prepare: filter, morsels, EXPLAIN
+ * ANALYZE note); threads take morsels from an atomic counter and open one reader each, which
+ * fills the output chunk directly. A
  * pushed-down filter is still applied here: the reader then fills a private chunk and the
  * output becomes views of its surviving rows.
  */
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "exec/ops.h"
+#include "scan/scan_source.h"
 
 typedef struct tfunc_impl {
     const plan_source *src;
@@ -43,25 +46,16 @@ static int tfunc_init(exec_op *op, void **gstate, sqe_error *err) {
     tfunc_g *g = calloc(1, sizeof *g);
     if (!g) return err_nomem(err, "table function");
     atomic_init(&g->next, 0);
-    int rc = SQE_OK;
-    if (t->filter_expr && t->src->set_filter)
-        rc = t->src->set_filter(t->src->state, t->filter_expr, t->col_ids, t->columns, t->n_cols, err);
-    if (rc == SQE_OK && t->src->plan_morsels)
-        rc = t->src->plan_morsels(t->src->state, op->qctx->threads, &g->n_morsels, err);
-    else
-        g->n_morsels = 1;
+    char note[200];
+    int rc = scan_source_prepare(t->src, t->filter_expr, t->col_ids, t->columns, t->n_cols,
+                                 op->qctx->threads, &g->n_morsels, note, sizeof note, err);
     if (rc != SQE_OK) {
         free(g);
         return rc;
     }
-    if (t->src->describe) {
-        char note[200];
-        note[0] = 0;
-        t->src->describe(t->src->state, note, sizeof note);
-        size_t len = strlen(op->detail);
-        if (note[0] && len + 3 < sizeof op->detail)
-            snprintf(op->detail + len, sizeof op->detail - len, "%s%s", len ? "  " : "", note);
-    }
+    size_t len = strlen(op->detail);
+    if (note[0] && len + 3 < sizeof op->detail)
+        snprintf(op->detail + len, sizeof op->detail - len, "%s%s", len ? "  " : "", note);
     *gstate = g;
     return SQE_OK;
 }
@@ -77,7 +71,7 @@ static void tfunc_local_destroy(exec_op *op, void *lstate) {
     tfunc_impl *t = op->impl;
     tfunc_l *l = lstate;
     if (!l) return;
-    if (l->reader && t->src->close) t->src->close(l->reader);
+    scan_source_close(t->src, l->reader);
     exec_expr_state_destroy(l->fst);
     if (l->inner_ok) vec_chunk_destroy(&l->inner);
     mem_free(op->qctx->tracker, l->sel);
@@ -119,7 +113,7 @@ static int tfunc_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, s
                 out->count = 0;
                 return SQE_OK;
             }
-            SQE_TRY(t->src->open(t->src->state, m, t->columns, t->n_cols, &l->reader, err));
+            SQE_TRY(scan_source_open(t->src, m, t->columns, t->n_cols, &l->reader, err));
             l->morsel = m;
             l->batch = 0;
         }
@@ -127,9 +121,9 @@ static int tfunc_next(exec_op *op, void *gstate, void *lstate, vec_chunk *out, s
         uint64_t seq = ((uint64_t)(l->morsel + 1) << 32) | ++l->batch;
         vec_chunk *dst = t->filter ? &l->inner : out;
         vec_chunk_reset(dst);
-        SQE_TRY(t->src->next(l->reader, dst, err));
+        SQE_TRY(scan_source_next(t->src, l->reader, dst, err));
         if (dst->count == 0) {
-            if (t->src->close) t->src->close(l->reader);
+            scan_source_close(t->src, l->reader);
             l->reader = NULL;
             continue;
         }
