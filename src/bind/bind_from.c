@@ -240,16 +240,10 @@ int bind_view_definition(plan_ctx *pctx, const bind_env *env, const char *cat_na
     return SQE_OK;
 }
 
-/* Tells env->access (when set) that node reads t. Iceberg: the snapshot of the version loaded,
- * unless the relation travels in time (bind_iceberg.c resolves that one: not reported yet). */
-static void note_read(binder *b, const cat_table *t, const sql_relation *r, const plan *node) {
+/* Tells env->access (when set) that node reads t at snapshot snap (-1: none, a memory table). */
+static void note_read(binder *b, const cat_table *t, int64_t snap, const plan *node) {
     const bind_access_sink *a = b->env->access;
     if (!a || !a->table_read) return;
-    int64_t snap = -1;
-    if (t->ice && t->ice->meta && r->u.table.version == SQL_VERSION_NONE) {
-        const ice_snapshot *s = ice_metadata_current_snapshot(t->ice->meta);
-        if (s) snap = s->snapshot_id;
-    }
     while (node && node->kind != PLAN_TABLE_FUNC && node->kind != PLAN_SCAN &&
            node->n_children == 1)
         node = node->children[0];
@@ -264,8 +258,9 @@ static int bind_iceberg_ref(binder *b, cat_table *t, const sql_relation *r, plan
     SQE_TRY(rc);
     const char **names;
     plan *p;
-    SQE_TRY(bind_iceberg_table(b, t, r, &p, &names));
-    note_read(b, t, r, p);
+    int64_t snap;
+    SQE_TRY(bind_iceberg_table(b, t, r, &p, &names, &snap));
+    note_read(b, t, snap, p);
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : t->name, names);
     BIND_CHECK(b, rel);
     bind_rel_qualify(rel, r, t->catalog, t->schema);
@@ -370,7 +365,7 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
         names[i] = t->columns[i].name;
     }
     p->est_rows = (double)t->data.n_rows;
-    note_read(b, t, r, p);
+    note_read(b, t, -1, p);
     bind_rel *rel = bind_rel_from_plan(b, p, r->alias ? r->alias->name : name, names);
     BIND_CHECK(b, rel);
     bind_rel_qualify(rel, r, t->catalog, t->schema);

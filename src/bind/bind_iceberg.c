@@ -134,10 +134,11 @@ static int pick_snapshot(binder *b, const sql_relation *r, const cat_table *t,
 }
 
 int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **out,
-                       const char ***names) {
+                       const char ***names, int64_t *snapshot_id) {
     const ice_snapshot *snap;
     const ice_schema *schema;
     SQE_TRY(pick_snapshot(b, r, t, &snap, &schema));
+    *snapshot_id = snap ? snap->snapshot_id : -1;
     plan_source *src;
     SQE_TRY(scan_iceberg_source(b->pctx, t, snap, schema, &src, b->err));
     const char *label = arena_sprintf(b->pctx->arena, "%s.%s.%s", t->catalog, t->schema, t->name);

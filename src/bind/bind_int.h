@@ -174,9 +174,9 @@ int bind_parquet_source(binder *b, const sql_relation *rel, const char *function
 /* An Iceberg table in FROM (bind_iceberg.c): the scan of t (t->ice set) at the snapshot r's
  * FOR VERSION / TIMESTAMP AS OF clause names (current when none), as a PLAN_TABLE_FUNC over
  * scan_iceberg_source (its last ICE_SCAN_HIDDEN_COLUMNS columns are "$path" and "$pos"). The
- * source holds its own reference to t. */
+ * source holds its own reference to t. *snapshot_id: the snapshot read (-1: the table has none). */
 int bind_iceberg_table(binder *b, cat_table *t, const sql_relation *r, plan **out,
-                       const char ***names);
+                       const char ***names, int64_t *snapshot_id);
 /* A metadata table of Iceberg table t ("t$snapshots": suffix "snapshots"), rows built at bind
  * time (bind_iceberg_meta.c). TABLE_NOT_FOUND for an unknown suffix. */
 int bind_iceberg_meta_table(binder *b, cat_table *t, const char *suffix, const sql_relation *r,

@@ -17,7 +17,6 @@
 
 #include "catalog/catalog_iceberg.h"
 #include "engine/engine.h"
-#include "iceberg/metadata.h"
 #include "sqe/sqe_values.h"
 
 /* ---- statement kinds ------------------------------------------------------------------------ */
@@ -213,6 +212,10 @@ void engine_effects_begin(engine_effects *fx) {
     fx->sink.table_read = on_table_read;
 }
 
+void engine_effects_committed(engine_effects *fx, int64_t snapshot_id) {
+    if (fx) fx->committed_snapshot = snapshot_id;
+}
+
 void engine_effects_plan_done(engine_effects *fx, uint32_t mark) {
     if (!fx || mark > fx->n_pending) return;
     for (uint32_t k = mark; k < fx->n_pending; k++) {
@@ -223,9 +226,10 @@ void engine_effects_plan_done(engine_effects *fx, uint32_t mark) {
     fx->n_pending = mark;
 }
 
-/* A written table: its resolved name; for tables that still exist, the snapshot after the
- * statement (Iceberg) and the columns written (INSERT: its column list or all; UPDATE: the SET
- * targets; MERGE, CREATE TABLE AS, ...: none listed). */
+/* A written table: its resolved name, the snapshot the statement's commit made (Iceberg; -1 when
+ * it committed nothing) and the columns written (INSERT: its column list or all; UPDATE: the SET
+ * targets; MERGE, CREATE TABLE AS, ...: none listed). The table is loaded again only for an
+ * INSERT without a column list. */
 static void note_write(engine_effects *fx, sqe_conn *conn, const sql_stmt *st,
                        const sql_qname *qn, bool exists_after) {
     bind_env env;
@@ -234,12 +238,10 @@ static void note_write(engine_effects *fx, sqe_conn *conn, const sql_stmt *st,
     const char *schema, *name;
     if (bind_resolve_table_name(&env, qn, &cat, &schema, &name, NULL) != SQE_OK) return;
     cat_table *t = NULL;
-    int64_t snap = -1;
-    if (exists_after && catalog_get_table(cat, conn->principal, schema, name, &t, NULL) == SQE_OK &&
-        t->ice && t->ice->meta) {
-        const ice_snapshot *s = ice_metadata_current_snapshot(t->ice->meta);
-        if (s) snap = s->snapshot_id;
-    }
+    int64_t snap = fx->committed_snapshot > 0 ? fx->committed_snapshot : -1;
+    if (exists_after && st->kind == SQL_STMT_INSERT && st->u.insert.columns.n == 0 &&
+        catalog_get_table(cat, conn->principal, schema, name, &t, NULL) != SQE_OK)
+        t = NULL;
     int ti = table_entry(fx, cat->name, schema, name, true, snap);
     if (ti >= 0 && st->kind == SQL_STMT_INSERT) {
         const sql_ident_list *cl = &st->u.insert.columns;

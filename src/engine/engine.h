@@ -51,6 +51,9 @@ typedef struct engine_effects {
     } *pending;
     uint32_t n_pending;
     bind_access_sink sink;         /* what bind_env.access points at */
+    int64_t committed_snapshot;    /* the snapshot the statement's last Iceberg commit made (the
+                                      table's writer hands it over: engine_effects_committed);
+                                      0 = none */
     bool failed;                   /* out of memory while recording: the report is partial */
 } engine_effects;
 
@@ -121,6 +124,9 @@ void engine_effects_begin(engine_effects *fx);
  * start of that bind) take their pruned columns; those pending entries are dropped. fx may be
  * NULL. */
 void engine_effects_plan_done(engine_effects *fx, uint32_t mark);
+/* The statement's Iceberg commit made snapshot_id (fx may be NULL): the table written reports it,
+ * not whatever is current when the statement ends (a concurrent writer may have moved on). */
+void engine_effects_committed(engine_effects *fx, int64_t snapshot_id);
 /* Records one session change (name and value copied; value may be NULL). */
 void engine_effects_change(engine_effects *fx, sqe_session_change_kind kind, const char *name,
                            const char *value);

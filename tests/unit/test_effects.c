@@ -237,6 +237,29 @@ static void test_tables_iceberg_snapshots(void **state) {
     assert_non_null(r);
     assert_true(r->snapshot_id == snap1);
     assert_true(w->snapshot_id > 0 && w->snapshot_id != snap1);
+
+    /* a DELETE reports the snapshot its commit made; a statement that commits nothing, none */
+    int64_t snap2 = w->snapshot_id;
+    sqe_result_destroy(res);
+    res = run(f, "DELETE FROM iceberg.default.it WHERE a = 1");
+    w = table(res, "it", 1);
+    assert_non_null(w);
+    assert_true(w->snapshot_id > 0 && w->snapshot_id != snap2);
+    sqe_result_destroy(res);
+    res = run(f, "INSERT INTO iceberg.default.it SELECT a, b FROM iceberg.default.it WHERE false");
+    w = table(res, "it", 1);
+    assert_non_null(w);
+    assert_int_equal(w->snapshot_id, -1);
+    sqe_result_destroy(res);
+
+    /* time travel reports the snapshot it read, not the current one */
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT a FROM iceberg.default.it FOR VERSION AS OF %lld",
+             (long long)snap1);
+    res = run(f, sql);
+    r = table(res, "it", 0);
+    assert_non_null(r);
+    assert_true(r->snapshot_id == snap1);
     sqe_result_destroy(res);
 }
 

@@ -372,7 +372,9 @@ static int commit(ice_insert *w, const char *operation, ice_data_file *added, ui
     ch.removed = rm->paths;
     ch.removed_refs = rm->refs;
     ch.n_removed = rm->n;
-    int rc = engine_ice_commit(w->cat, &w->table, &ch, &w->a, NULL, err);
+    int64_t snap;
+    int rc = engine_ice_commit(w->cat, &w->table, &ch, &w->a, &snap, err);
+    if (!rc) engine_effects_committed(w->conn->effects, snap);
     if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN) remove_written(w, added, n_added);
     return rc;
 }

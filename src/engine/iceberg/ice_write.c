@@ -170,7 +170,9 @@ int engine_ice_insert_finish(ice_insert *ins, bool ok, int64_t *rows, sqe_error 
             ch.operation = "append";
             ch.added = files;
             ch.n_added = n;
-            rc = engine_ice_commit(ins->cat, &ins->table, &ch, &ins->a, NULL, err);
+            int64_t snap;
+            rc = engine_ice_commit(ins->cat, &ins->table, &ch, &ins->a, &snap, err);
+            if (!rc) engine_effects_committed(ins->conn->effects, snap);
             /* the table does not reference them: remove what we wrote (unless the catalog may
              * have taken the commit after all) */
             if (rc && rc != SQE_ERR_COMMIT_STATE_UNKNOWN)
