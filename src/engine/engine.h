@@ -101,15 +101,10 @@ struct sqe_result {
     sqe_chunk current;
 };
 
-/* Results built in memory (all-varchar or typed columns). */
-int engine_result_create(uint32_t n_cols, const char *const *names, const sqe_type *types,
-                         sqe_result **out, sqe_error *err);
+/* Results built in memory: engine_result_create, engine_result_add_text_row, ... (engine_api.h). */
 /* Sets the columns of a result created with 0 columns (names and types copied). */
 int engine_result_set_columns(sqe_result *r, uint32_t n_cols, const char *const *names,
                               const sqe_type *types, sqe_error *err);
-/* Appends a row of texts (NULL entries are NULL values) to an all-varchar result. */
-int engine_result_add_text_row(sqe_result *r, const char *const *cells, sqe_error *err);
-/* Appends a bigint/varchar row: cells as text, converted by the column type. */
 int engine_result_set_update_count(sqe_result *r, int64_t n);
 /* The answer of a statement that changed rows (INSERT, DELETE, COPY, ...): one BIGINT column
  * "rows" holding n, and update count n. On error *out is NULL. */

@@ -2,7 +2,8 @@
  * engine_api.h: what the layers above the engine (server front ends, cli) use of it beyond the
  * public API (include/sqe/sqe.h): the database's catalog list, which the command line fills
  * from the configuration before any session exists (cli/cli_catalogs.c), and the chunk view of
- * a result, which front ends read as vectors (server/flight: Arrow encoding, DoPut literals).
+ * a result, which front ends read as vectors (server/flight: Arrow encoding, DoPut literals),
+ * and results built row by row in memory (server/flight: the metadata commands' answers).
  * engine.h (private to src/engine/) includes this header.
  *
  * NOTES:
@@ -46,5 +47,16 @@ struct sqe_db {
 struct sqe_chunk {
     const vec_chunk *chunk;
 };
+
+/* Results built in memory (the servers' metadata answers, SHOW): engine_result_create makes one
+ * with the given columns (names and types copied), owned by the caller (sqe_result_destroy).
+ * engine_result_add_text_row appends a row of texts (NULL entries are NULL values): BIGINT and
+ * BOOLEAN cells are converted, other columns take the text as is (a caller with INTEGER, TINYINT
+ * or VARBINARY columns sets those values itself). engine_result_last_chunk is the chunk holding
+ * the row added last (borrowed from r, valid as long as r; NULL when it has none). */
+int engine_result_create(uint32_t n_cols, const char *const *names, const sqe_type *types,
+                         sqe_result **out, sqe_error *err);
+int engine_result_add_text_row(sqe_result *r, const char *const *cells, sqe_error *err);
+vec_chunk *engine_result_last_chunk(sqe_result *r);
 
 #endif

@@ -84,6 +84,10 @@ out_nomem:
     return err_nomem(err, "result");
 }
 
+vec_chunk *engine_result_last_chunk(sqe_result *r) {
+    return r->n_chunks ? r->chunks[r->n_chunks - 1] : NULL;
+}
+
 int engine_result_add_text_row(sqe_result *r, const char *const *cells, sqe_error *err) {
     vec_chunk *c = r->n_chunks ? r->chunks[r->n_chunks - 1] : NULL;
     if (!c || c->count == c->capacity) {

@@ -16,16 +16,16 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "engine/engine.h"
+#include "engine/engine_api.h"
 #include "server/flight/flight_int.h"
 #include "sqe/sqe_values.h"
 
 /* Appends a row; cells[i] NULL = NULL; lens[i] for varbinary columns (else strlen). */
 static int add_row(sqe_result *r, const char *const *cells, const size_t *lens, sqe_error *err) {
     SQE_TRY(engine_result_add_text_row(r, (const char *const *)cells, err));
-    vec_chunk *c = r->chunks[r->n_chunks - 1];
+    vec_chunk *c = engine_result_last_chunk(r);
     uint32_t row = c->count - 1;
-    for (uint32_t i = 0; i < r->n_cols; i++) {
+    for (uint32_t i = 0; i < c->n_cols; i++) {
         vec *v = &c->cols[i];
         if (!cells[i]) continue;
         if (v->type.id == TYPE_INTEGER) VEC_DATA(v, int32_t)[row] = (int32_t)strtol(cells[i], NULL, 10);
@@ -237,7 +237,7 @@ static int xdbc_rows(sqe_result *r, bool filter, int32_t want, sqe_error *err) {
             t->min_scale == NONE ? NULL : num[3], t->max_scale == NONE ? NULL : num[4], num[5],
             t->subcode == NONE ? NULL : num[6], t->radix == NONE ? NULL : radix, NULL};
         SQE_TRY(add_row(r, cells, NULL, err));
-        vec_chunk *c = r->chunks[r->n_chunks - 1];
+        vec_chunk *c = engine_result_last_chunk(r);
         vec *pv = &c->cols[5];
         if (t->params) SQE_TRY(set_string_list(pv, c->count - 1, t->params, err));
         else VEC_DATA(pv, sqe_list_entry)[c->count - 1] = (sqe_list_entry){pv->child_len, 0};
