@@ -27,6 +27,10 @@ A layer added to src/ must be added to LAYERS below, or the check fails naming i
 audit and obs (when they exist) depend on the foundation only (sqe .. func).
 
 Usage: check_layers.py [--root DIR]   (DIR: the repository, default the one holding this script)
+A header named *_int.h is private to its directory: only files in that directory (or below it)
+may include it; callers elsewhere use the public counterpart (engine/engine_api.h beside
+engine/engine.h, sql/lexer.h beside sql/sql_int.h, ...).
+
 Prints each violation as `file:line: <layer> includes "<header>" (<target layer>)` and exits 1
 when there is any, 0 otherwise.
 """
@@ -83,6 +87,14 @@ def allowed(src, dst):
     return LAYERS[dst] < LAYERS[src]
 
 
+def private_elsewhere(rel, inc):
+    """True when inc is a private header (*_int.h) of a directory rel is not in."""
+    if not os.path.basename(inc).endswith("_int.h"):
+        return False
+    home = os.path.dirname(inc) + "/"
+    return not (os.path.dirname(rel) + "/").startswith(home)
+
+
 def check(root):
     problems = []
     src_root = os.path.join(root, "src")
@@ -112,6 +124,9 @@ def check(root):
                         problems.append(f"src/{rel}:{lineno}: includes \"{inc}\" of unknown layer '{dst}'")
                     elif not allowed(src, dst):
                         problems.append(f"src/{rel}:{lineno}: {src} includes \"{inc}\" ({dst})")
+                    elif private_elsewhere(rel, inc):
+                        problems.append(f"src/{rel}:{lineno}: includes \"{inc}\", private to "
+                                        f"src/{os.path.dirname(inc)}/")
     return problems
 
 

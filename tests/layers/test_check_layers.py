@@ -50,6 +50,17 @@ def test_siblings_do_not_include_each_other(tmp_path):
     assert 'format/csv includes "format/parquet/' in out
 
 
+def test_a_private_header_stays_in_its_directory(tmp_path):
+    root = copy_src(tmp_path)
+    # exec/ and sql/ rank below server/ and cli/ (allowed by rank), but these headers are theirs
+    plant(root, "server/flight/flight_meta.c", "exec/exec_int.h")
+    plant(root, "cli/cli_catalogs.c", "sql/sql_int.h")
+    rc, out = run(root)
+    assert rc == 1
+    assert 'src/server/flight/flight_meta.c' in out and 'private to src/exec/' in out
+    assert 'src/cli/cli_catalogs.c' in out and 'private to src/sql/' in out
+
+
 def test_a_new_layer_must_be_placed(tmp_path):
     root = copy_src(tmp_path)
     os.makedirs(root / "src" / "gadgets")
