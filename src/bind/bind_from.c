@@ -341,7 +341,7 @@ static int bind_table(binder *b, const sql_relation *r, plan **out, bind_scope *
         }
         return rc;
     }
-    if (t->ice) return bind_iceberg_ref(b, t, r, out, s);
+    if (t->ops->kind == CAT_KIND_ICEBERG) return bind_iceberg_ref(b, t, r, out, s);
     if (r->u.table.version != SQL_VERSION_NONE) {
         cat_table_unref(t);
         return bind_error(b, SQE_ERR_NOT_SUPPORTED, r->line, r->col,

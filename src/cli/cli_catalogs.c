@@ -135,7 +135,7 @@ static int attach_one(const config_catalog *cc, const char *data_dir, sqe_db *db
         rc = open_sqlite(cc, data_dir, db, &c, err);
     else
         rc = catalog_create(cc->name, &db->tracker, &c, err);
-    if (!rc && c->iceberg) {
+    if (!rc && c->ops->kind == CAT_KIND_ICEBERG) {
         catalog_storage_config sc = {
             .s3_endpoint = cc->s3_endpoint,
             .s3_region = cc->s3_region,
