@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iceberg/delete_index.h"
+
 struct ice_rg_reader {
     pq_rg_reader *rg;
     const ice_read_column *cols;
@@ -267,4 +269,67 @@ int ice_rg_reader_next(ice_rg_reader *r, vec_chunk *out, sqe_error *err) {
         if (kept < count) SQE_TRY(compact(r, out, kept, err));
         return SQE_OK;
     }
+}
+
+/* ---- equality delete columns ---------------------------------------------------------------- */
+
+void ice_eq_delete_columns_free(uint32_t **eq_cols, uint32_t n_eq, uint32_t *extra) {
+    for (uint32_t k = 0; eq_cols && k < n_eq; k++) free(eq_cols[k]);
+    free(eq_cols);
+    free(extra);
+}
+
+int ice_eq_delete_columns(const ice_file_deletes *d, const pq_file *f, const char *path,
+                          const uint32_t *file_cols, uint32_t n_cols, uint32_t ***eq_cols,
+                          uint32_t **extra, uint32_t *n_extra, sqe_error *err) {
+    *eq_cols = NULL;
+    *extra = NULL;
+    *n_extra = 0;
+    uint32_t n_fields = 0, n_present = 0;
+    for (uint32_t k = 0; k < d->n_eq; k++) n_fields += ice_eq_delete_set_n_fields(d->eq[k]);
+    for (uint32_t i = 0; i < n_cols; i++) n_present += file_cols[i] != UINT32_MAX;
+    uint32_t **cols = calloc(d->n_eq ? d->n_eq : 1, sizeof *cols);
+    uint32_t *ext = malloc((n_fields ? n_fields : 1) * sizeof *ext);
+    uint32_t n_ext = 0;
+    int rc = cols && ext ? SQE_OK : err_nomem(err, "Iceberg equality deletes");
+    const pq_schema *fs = f->schema;
+    for (uint32_t k = 0; !rc && k < d->n_eq; k++) {
+        uint32_t nf = ice_eq_delete_set_n_fields(d->eq[k]);
+        const int32_t *ids = ice_eq_delete_set_field_ids(d->eq[k]);
+        cols[k] = malloc((nf ? nf : 1) * sizeof **cols);
+        if (!cols[k]) rc = err_nomem(err, "Iceberg equality deletes");
+        for (uint32_t j = 0; !rc && j < nf; j++) {
+            uint32_t fc = UINT32_MAX;
+            for (uint32_t c = 0; c < fs->n_columns && fc == UINT32_MAX; c++)
+                if (fs->columns[c]->has_field_id && fs->columns[c]->field_id == ids[j]) fc = c;
+            if (fc == UINT32_MAX) {
+                rc = err_set(err, SQE_ERR_NOT_SUPPORTED,
+                             "unsupported: equality delete on field %d, which data file %s "
+                             "does not have",
+                             ids[j], path);
+                break;
+            }
+            uint32_t chunk_col = UINT32_MAX, present = 0;
+            for (uint32_t i = 0; i < n_cols && chunk_col == UINT32_MAX; i++) {
+                if (file_cols[i] == UINT32_MAX) continue;
+                if (file_cols[i] == fc) chunk_col = present;
+                present++;
+            }
+            for (uint32_t e = 0; e < n_ext && chunk_col == UINT32_MAX; e++)
+                if (ext[e] == fc) chunk_col = n_present + e;
+            if (chunk_col == UINT32_MAX) {
+                chunk_col = n_present + n_ext;
+                ext[n_ext++] = fc;
+            }
+            cols[k][j] = chunk_col;
+        }
+    }
+    if (rc) {
+        ice_eq_delete_columns_free(cols, d->n_eq, ext);
+        return rc;
+    }
+    *eq_cols = cols;
+    *extra = ext;
+    *n_extra = n_ext;
+    return SQE_OK;
 }

@@ -47,6 +47,21 @@ typedef int (*ice_row_filter_fn)(void *ud, const vec_chunk *rows, int64_t first_
 int ice_map_file_columns(const pq_file *f, const ice_read_column *cols, uint32_t n,
                          uint32_t *file_cols, sqe_error *err);
 
+struct ice_file_deletes;
+
+/* Which chunk columns the row filter reads for the equality delete sets d applies (d->n_eq sets),
+ * for a reader of columns file_cols[0..n_cols) (ice_map_file_columns) of data file f at path:
+ * (*eq_cols)[k][f] is the filter chunk's column (the ice_rg_reader_open layout: present columns,
+ * then extras) holding field f of set k; file columns the reader does not read are listed once
+ * each in *extra (*n_extra of them), to be passed as ice_rg_reader_open's extra_cols. The caller
+ * owns *eq_cols and *extra (ice_eq_delete_columns_free); on error both are NULL. Errors:
+ * NOT_SUPPORTED when f lacks a field a set deletes on (message names field and file),
+ * OUT_OF_MEMORY. */
+int ice_eq_delete_columns(const struct ice_file_deletes *d, const pq_file *f, const char *path,
+                          const uint32_t *file_cols, uint32_t n_cols, uint32_t ***eq_cols,
+                          uint32_t **extra, uint32_t *n_extra, sqe_error *err);
+void ice_eq_delete_columns_free(uint32_t **eq_cols, uint32_t n_eq, uint32_t *extra);
+
 typedef struct ice_rg_reader ice_rg_reader;
 
 /* Opens row group g of f for the columns (file_cols from ice_map_file_columns). extra_cols

@@ -357,10 +357,9 @@ static void source_close(void *reader) {
     if (!r) return;
     ice_rg_reader_close(r->rg);
     if (r->has_deletes) {
-        for (uint32_t k = 0; r->eq_cols && k < r->deletes.n_eq; k++) free(r->eq_cols[k]);
+        ice_eq_delete_columns_free(r->eq_cols, r->deletes.n_eq, NULL);
         ice_file_deletes_release(&r->deletes);
     }
-    free(r->eq_cols);
     free(r->sel);
     free(r->cols);
     free(r->file_cols);
@@ -380,8 +379,8 @@ static int deletes_filter(void *ud, const vec_chunk *rows, int64_t first_pos, bo
 }
 
 /* Loads the deletes of the morsel's data file into r and works out which file columns the
- * equality sets need: projected ones are reused, the others (*extra) are read in addition.
- * Chunk layout (scan_read.h): present projected columns, then the extras. */
+ * equality sets need (ice_eq_delete_columns: projected ones are reused, the others, *extra, are
+ * read in addition). */
 static int prepare_deletes(ice_source *st, const ice_morsel *m, ice_reader *r, uint32_t n_columns,
                            uint32_t **extra, uint32_t *n_extra, sqe_error *err) {
     const ice_manifest_entry *data = st->files.data[m->file];
@@ -392,49 +391,9 @@ static int prepare_deletes(ice_source *st, const ice_morsel *m, ice_reader *r, u
     r->has_deletes = true;
     if (ice_file_deletes_empty(&r->deletes)) return SQE_OK;
     r->sel = malloc(VEC_CHUNK_SIZE * sizeof *r->sel);
-    r->eq_cols = calloc(r->deletes.n_eq ? r->deletes.n_eq : 1, sizeof *r->eq_cols);
-    uint32_t cap = 8;
-    *extra = malloc(cap * sizeof **extra);
-    if (!r->sel || !r->eq_cols || !*extra) return err_nomem(err, "Iceberg deletes");
-    uint32_t n_present = 0;
-    for (uint32_t i = 0; i < n_columns; i++) n_present += r->file_cols[i] != UINT32_MAX;
-    const pq_schema *fs = st->pq[m->file]->schema;
-    for (uint32_t k = 0; k < r->deletes.n_eq; k++) {
-        uint32_t nf = ice_eq_delete_set_n_fields(r->deletes.eq[k]);
-        const int32_t *ids = ice_eq_delete_set_field_ids(r->deletes.eq[k]);
-        r->eq_cols[k] = malloc((nf ? nf : 1) * sizeof **r->eq_cols);
-        if (!r->eq_cols[k]) return err_nomem(err, "Iceberg deletes");
-        for (uint32_t f = 0; f < nf; f++) {
-            uint32_t fc = UINT32_MAX;
-            for (uint32_t c = 0; c < fs->n_columns && fc == UINT32_MAX; c++)
-                if (fs->columns[c]->has_field_id && fs->columns[c]->field_id == ids[f]) fc = c;
-            if (fc == UINT32_MAX)
-                return err_set(err, SQE_ERR_NOT_SUPPORTED,
-                               "unsupported: equality delete on field %d, which data file %s "
-                               "does not have",
-                               ids[f], data->file.file_path);
-            uint32_t chunk_col = UINT32_MAX, present = 0;
-            for (uint32_t i = 0; i < n_columns && chunk_col == UINT32_MAX; i++) {
-                if (r->file_cols[i] == UINT32_MAX) continue;
-                if (r->file_cols[i] == fc) chunk_col = present;
-                present++;
-            }
-            for (uint32_t e = 0; e < *n_extra && chunk_col == UINT32_MAX; e++)
-                if ((*extra)[e] == fc) chunk_col = n_present + e;
-            if (chunk_col == UINT32_MAX) {
-                if (*n_extra == cap) {
-                    cap *= 2;
-                    uint32_t *g = realloc(*extra, cap * sizeof *g);
-                    if (!g) return err_nomem(err, "Iceberg deletes");
-                    *extra = g;
-                }
-                chunk_col = n_present + *n_extra;
-                (*extra)[(*n_extra)++] = fc;
-            }
-            r->eq_cols[k][f] = chunk_col;
-        }
-    }
-    return SQE_OK;
+    if (!r->sel) return err_nomem(err, "Iceberg deletes");
+    return ice_eq_delete_columns(&r->deletes, st->pq[m->file], data->file.file_path, r->file_cols,
+                                 n_columns, &r->eq_cols, extra, n_extra, err);
 }
 
 static int source_open(void *state, uint32_t morsel, const uint32_t *columns, uint32_t n_columns,

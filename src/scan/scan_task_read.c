@@ -100,20 +100,6 @@ static int deletes_filter(void *ud, const vec_chunk *rows, int64_t first_pos, bo
     return SQE_OK;
 }
 
-/* The chunk column (for the filter) of file column fc: a present task column or an extra. */
-static uint32_t filter_column(scan_task_reader *r, uint32_t fc, uint32_t n_present) {
-    uint32_t present = 0;
-    for (uint32_t i = 0; i < r->t->n_columns; i++) {
-        if (r->file_cols[i] == UINT32_MAX) continue;
-        if (r->file_cols[i] == fc) return present;
-        present++;
-    }
-    for (uint32_t e = 0; e < r->n_extra; e++)
-        if (r->extra[e] == fc) return n_present + e;
-    r->extra[r->n_extra] = fc;
-    return n_present + r->n_extra++;
-}
-
 static int open_deletes(scan_task_reader *r, sqe_error *err) {
     const scan_task *t = r->t;
     if (!t->n_deletes) return SQE_OK;
@@ -156,32 +142,10 @@ static int open_deletes(scan_task_reader *r, sqe_error *err) {
     SQE_TRY(ice_delete_index_for_file(r->idx, &r->data_entry, &r->deletes, err));
     r->has_deletes = true;
     if (ice_file_deletes_empty(&r->deletes)) return SQE_OK;
-    const pq_schema *fs = r->f->schema;
-    uint32_t n_eq_fields = 0;
-    for (uint32_t k = 0; k < r->deletes.n_eq; k++) n_eq_fields += ice_eq_delete_set_n_fields(r->deletes.eq[k]);
     r->sel = malloc(VEC_CHUNK_SIZE * sizeof *r->sel);
-    r->eq_cols = calloc(r->deletes.n_eq ? r->deletes.n_eq : 1, sizeof *r->eq_cols);
-    r->extra = malloc((n_eq_fields ? n_eq_fields : 1) * sizeof *r->extra);
-    if (!r->sel || !r->eq_cols || !r->extra) return err_nomem(err, "scan task deletes");
-    uint32_t n_present = 0;
-    for (uint32_t i = 0; i < t->n_columns; i++) n_present += r->file_cols[i] != UINT32_MAX;
-    for (uint32_t k = 0; k < r->deletes.n_eq; k++) {
-        uint32_t nf = ice_eq_delete_set_n_fields(r->deletes.eq[k]);
-        const int32_t *ids = ice_eq_delete_set_field_ids(r->deletes.eq[k]);
-        r->eq_cols[k] = malloc((nf ? nf : 1) * sizeof **r->eq_cols);
-        if (!r->eq_cols[k]) return err_nomem(err, "scan task deletes");
-        for (uint32_t f = 0; f < nf; f++) {
-            uint32_t fc = UINT32_MAX;
-            for (uint32_t c = 0; c < fs->n_columns && fc == UINT32_MAX; c++)
-                if (fs->columns[c]->has_field_id && fs->columns[c]->field_id == ids[f]) fc = c;
-            if (fc == UINT32_MAX)
-                return err_set(err, SQE_ERR_NOT_SUPPORTED,
-                               "unsupported: equality delete on field %d, which data file %s "
-                               "does not have", ids[f], t->path);
-            r->eq_cols[k][f] = filter_column(r, fc, n_present);
-        }
-    }
-    return SQE_OK;
+    if (!r->sel) return err_nomem(err, "scan task deletes");
+    return ice_eq_delete_columns(&r->deletes, r->f, t->path, r->file_cols, t->n_columns,
+                                 &r->eq_cols, &r->extra, &r->n_extra, err);
 }
 
 static int open_file(scan_task_reader *r, sqe_error *err) {
@@ -269,12 +233,12 @@ void scan_task_reader_close(scan_task_reader *r) {
     if (!r) return;
     ice_rg_reader_close(r->rg);
     if (r->has_deletes) {
-        for (uint32_t k = 0; r->eq_cols && k < r->deletes.n_eq; k++) free(r->eq_cols[k]);
+        ice_eq_delete_columns_free(r->eq_cols, r->deletes.n_eq, r->extra);
         ice_file_deletes_release(&r->deletes);
+    } else {
+        free(r->extra);
     }
     ice_delete_index_destroy(r->idx);
-    free(r->eq_cols);
-    free(r->extra);
     free(r->sel);
     if (r->f) pq_file_release(r->f);
     io_identity_unref(r->id);
