@@ -122,17 +122,6 @@ static const config_key keys[] = {
 #include "common/config/tables.def"
 };
 
-#undef STR
-#undef ENUM
-#undef BOOL
-#undef INT
-#undef PORT
-#undef DUR
-#undef SIZE
-#undef FRAC
-#undef LIST
-#undef UNSUPPORTED
-
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
 const config_key *config_keys(size_t *n) {
@@ -1145,17 +1134,6 @@ static const struct {
 } unsupported[] = {
 #include "common/config/tables.def"
 };
-
-#undef STR
-#undef ENUM
-#undef BOOL
-#undef INT
-#undef PORT
-#undef DUR
-#undef SIZE
-#undef FRAC
-#undef LIST
-#undef UNSUPPORTED
 
 static void render_value(strbuf *out, const config_key *k, const void *slot);
 

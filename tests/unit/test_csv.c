@@ -47,13 +47,7 @@ static int group_setup(void **state) {
     (void)state;
     snprintf(g_tmp, sizeof g_tmp, "/tmp/sqe_csv_XXXXXX");
     if (!mkdtemp(g_tmp)) return -1;
-    /* tests/unit/test_csv.c -> tests/data/csv/ */
-    const char *file = __FILE__;
-    const char *cut = strstr(file, "tests/unit/test_csv.c");
-    if (cut)
-        snprintf(g_data, sizeof g_data, "%.*stests/data/csv/", (int)(cut - file), file);
-    else
-        snprintf(g_data, sizeof g_data, "tests/data/csv/");
+    snprintf(g_data, sizeof g_data, "%s/tests/data/csv/", SQE_SOURCE_DIR);
     return 0;
 }
 

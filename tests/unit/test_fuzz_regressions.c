@@ -39,13 +39,13 @@ static int replay_dir(const char *dir) {
 
 static void test_regressions(void **state) {
     (void)state;
-    int n = replay_dir("tests/fuzz/regressions");
+    int n = replay_dir(SQE_SOURCE_DIR "/tests/fuzz/regressions");
     assert_true(n >= 2); /* the directory exists and holds the known crashers */
 }
 
 static void test_seeds(void **state) {
     (void)state;
-    int n = replay_dir("tests/fuzz/sql_seeds");
+    int n = replay_dir(SQE_SOURCE_DIR "/tests/fuzz/sql_seeds");
     assert_true(n >= 10);
 }
 

@@ -1758,14 +1758,9 @@ static const char *corpus_dir(void) {
     const char *env = getenv("SQE_PARQUET_TESTING");
     struct stat st_buf;
     if (env && *env) return env;
-    const char *src = __FILE__;
-    const char *slash = strrchr(src, '/');
-    if (slash && src[0] == '/') {
-        snprintf(path, sizeof(path), "%.*s/../../../shared/corpus/parquet-testing",
-                 (int)(slash - src), src);
-        if (stat(path, &st_buf) == 0) return path;
-    }
-    return "/work/shared/corpus/parquet-testing";
+    (void)st_buf;
+    snprintf(path, sizeof(path), "%s/../shared/corpus/parquet-testing", SQE_SOURCE_DIR);
+    return path;
 }
 
 static uint8_t *read_whole(const char *path, size_t *len) {
@@ -1807,11 +1802,7 @@ static const char *data_dir(void) {
         if (!mkdtemp(g_data_dir)) return NULL;
         g_data_tmp = true;
     }
-    const char *src = __FILE__;
-    const char *slash = strrchr(src, '/');
-    if (!slash || src[0] != '/') return NULL;
-    char root[4096];
-    snprintf(root, sizeof(root), "%.*s/../..", (int)(slash - src), src);
+    const char *root = SQE_SOURCE_DIR;
     const char *py = getenv("SQE_PYTHON");
     char py_buf[4200];
     if (!py || !*py) {

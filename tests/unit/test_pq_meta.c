@@ -35,15 +35,10 @@ static const char *corpus_dir(void) {
     const char *env = getenv("SQE_PARQUET_TESTING");
     struct stat st;
     if (env && *env) return env;
-    /* tests/unit/test_pq_meta.c -> <repo>/../shared/corpus/parquet-testing */
-    const char *src = __FILE__;
-    const char *slash = strrchr(src, '/');
-    if (slash && src[0] == '/') {
-        snprintf(path, sizeof(path), "%.*s/../../../shared/corpus/parquet-testing",
-                 (int)(slash - src), src);
-        if (stat(path, &st) == 0) return path;
-    }
-    return "/work/shared/corpus/parquet-testing";
+    /* <repo>/../shared/corpus/parquet-testing */
+    (void)st;
+    snprintf(path, sizeof(path), "%s/../shared/corpus/parquet-testing", SQE_SOURCE_DIR);
+    return path;
 }
 
 static int has_suffix(const char *s, const char *suffix) {

@@ -1200,13 +1200,9 @@ static void test_iceberg_tables(void **state) {
 /* Inputs the fuzzer found: each must be refused or decode to a valid task, never crash. */
 static void test_fuzz_regressions(void **state) {
     (void)state;
-    /* tests/unit/test_scan_task.c -> tests/fuzz/scan_task_regressions */
     char dir[1024];
-    const char *file = __FILE__, *cut = strstr(file, "tests/unit/test_scan_task.c");
-    snprintf(dir, sizeof dir, "%.*stests/fuzz/scan_task_regressions", cut ? (int)(cut - file) : 0, file);
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/scan_task_regressions", SQE_SOURCE_DIR);
     DIR *d = opendir(dir);
-    /* __FILE__ may be relative to the build directory: then try from the repository root */
-    if (!d) d = opendir(strcpy(dir, "tests/fuzz/scan_task_regressions"));
     assert_non_null(d);
     uint32_t n_inputs = 0;
     struct dirent *de;
