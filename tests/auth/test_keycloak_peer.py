@@ -7,6 +7,7 @@ NOTES: the JWTs are decoded without a signature check (keycloak_peer.decode_jwt)
 is SQE's job (src/auth/).
 """
 import json
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -104,3 +105,29 @@ def test_standard_token_exchange(keycloak):
     assert claims["preferred_username"] == "alice"
     assert CLIENT_ID in audiences(claims)
     assert set(claims["groups"]) == {"analysts"}
+
+
+def test_authorization_code_login_form_for_any_loopback_port(keycloak):
+    """The later Trino OAuth2 login: client sqe may redirect to a loopback callback on any port,
+    with PKCE; a redirect elsewhere is refused."""
+    disc = get_json(keycloak.discovery_url("sqe"))
+    assert "S256" in disc["code_challenge_methods_supported"]
+
+    def authorize(redirect_uri):
+        q = urllib.parse.urlencode({
+            "response_type": "code", "client_id": CLIENT_ID, "scope": "openid",
+            "redirect_uri": redirect_uri, "state": "s1",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGMSstw-cM",
+            "code_challenge_method": "S256"})
+        try:
+            with urllib.request.urlopen(disc["authorization_endpoint"] + "?" + q,
+                                        timeout=30) as r:
+                return r.status, r.read().decode(errors="replace")
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode(errors="replace")
+
+    for port in (keycloak_peer.free_port(), 54321):
+        status, page = authorize(f"http://127.0.0.1:{port}/oauth2/callback")
+        assert status == 200 and 'name="username"' in page and 'name="password"' in page
+    status, _ = authorize("http://attacker.example/oauth2/callback")
+    assert status == 400
