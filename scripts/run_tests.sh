@@ -41,6 +41,9 @@
 #   rest, s3 tests/rest, tests/s3: the Iceberg REST catalog client and S3 storage (issue 7)
 #   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
 #            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
+#   idp      tests/auth: a real Keycloak 26.7.3 (one per run, free loopback ports) with the realm
+#            files there: the tokens, claims and discovery the identity tests rely on. Runs when
+#            scripts/setup.sh has cached Keycloak and a JDK >= 21 exists (else noted, not counted)
 #   python   tests/cli, tests/bench, tests/sqlite and tests/layers (pytest): JSON output, the
 #            include rule between src/ layers (scripts/check_layers.py), the benchmark harness
 #            at SF 0.01, slt_runner's hash results and SQLite corpus mode
@@ -314,6 +317,14 @@ pytest_stage rest-s3 "Iceberg REST + S3 (moto): per-user reads/writes, STS, faul
   bash tests/rest_s3/run_rest_s3_tests.sh
 pytest_stage s3 "S3 storage (SigV4, multipart, listing, retries) against moto checking signatures" \
   bash tests/s3/run_s3_tests.sh
+# idp: only when Keycloak can run here (setup installed it, a JDK >= 21 exists)
+if [ -x "$PYTHON" ] && ! why="$("$PYTHON" tests/auth/keycloak_peer.py present)"; then
+  echo "== Keycloak identity provider (tests/auth)"
+  stage_note idp "$why"
+else
+  pytest_stage idp "Keycloak identity provider: realm files, tokens, discovery, JWKS (tests/auth)" \
+    "$PYTHON" -m pytest -q -p no:cacheprovider tests/auth
+fi
 pytest_stage python "CLI and benchmark smoke tests, slt_runner's corpus features, the layer rule" \
   "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench tests/sqlite tests/layers
 

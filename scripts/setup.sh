@@ -4,7 +4,12 @@
 #   - a Python virtual environment under .cache/venv with the test clients and oracles;
 #   - Trino 476 (the semantics oracle, tests/trino_oracle) in
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/trino-476, with a JDK >= 24 when the machine has
-#     none (trino_server.py install: nothing is fetched when both are there).
+#     none (trino_server.py install: nothing is fetched when both are there);
+#   - Keycloak 26.7.3 (the OIDC identity provider of tests/auth) in
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/keycloak-26.7.3: Maven Central's
+#     keycloak-quarkus-dist tar.gz checked by its published SHA-1, unpacked, and its Quarkus app
+#     built once for start-dev with the machine's JDK >= 21 (a Temurin 25 under /usr/lib/jvm);
+#     a file named .complete marks a finished install, nothing is fetched when it is there.
 # A stamp file records the inputs of the last successful run; nothing is redone when they match.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,10 +36,63 @@ trino_oracle_install() {
   fi
 }
 
+# Keycloak for tests/auth (keycloak_peer.py reads the same folder and the same .complete marker).
+KC_VERSION=26.7.3
+# find_jdk21: prints the home of a JDK >= 21 under /usr/lib/jvm (the newest), or nothing.
+find_jdk21() {
+  local best="" best_v=0 d v
+  for d in /usr/lib/jvm/*/; do
+    d=${d%/}
+    [ -x "$d/bin/java" ] && [ -x "$d/bin/javac" ] && [ ! -L "$d" ] || continue
+    v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$d/release" 2>/dev/null)
+    [ -n "$v" ] && [ "$v" -ge 21 ] && [ "$v" -gt "$best_v" ] && best=$d best_v=$v
+  done
+  [ -n "$best" ] && echo "$best"
+  return 0
+}
+keycloak_install() {
+  local root="${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/keycloak-$KC_VERSION"
+  [ -f "$root/.complete" ] && return 0
+  local jdk; jdk=$(find_jdk21)
+  if [ -z "$jdk" ]; then
+    echo "setup: no JDK >= 21 under /usr/lib/jvm: Keycloak not installed (the idp stage will skip)"
+    return 0
+  fi
+  local name="keycloak-quarkus-dist-$KC_VERSION.tar.gz"
+  local url="https://repo1.maven.org/maven2/org/keycloak/keycloak-quarkus-dist/$KC_VERSION/$name"
+  local want; want=$(curl -sSfL "$url.sha1" | cut -c1-40)
+  mkdir -p "$root"
+  if [ ! -f "$root/$name" ] || [ "$(sha1sum < "$root/$name" | cut -c1-40)" != "$want" ]; then
+    echo "setup: fetching Keycloak $KC_VERSION for tests/auth (176 MB)"
+    curl -sSfL -o "$root/$name.tmp" "$url"
+    if [ "$(sha1sum < "$root/$name.tmp" | cut -c1-40)" != "$want" ]; then
+      rm -f "$root/$name.tmp"
+      echo "setup: $name does not match its published SHA-1" >&2
+      return 1
+    fi
+    mv "$root/$name.tmp" "$root/$name"
+  fi
+  echo "setup: unpacking and building Keycloak $KC_VERSION (about 2 minutes)"
+  rm -rf "$root/dist" "$root/dist.tmp"
+  mkdir -p "$root/dist.tmp"
+  tar -xzf "$root/$name" -C "$root/dist.tmp" --strip-components=1
+  # start-dev rebuilds the Quarkus app when its build options differ from the last build's, and
+  # `kc.sh build` refuses the dev profile: one start here builds it with the options the tests use.
+  if ! JAVA_HOME="$jdk" python3 tests/auth/keycloak_peer.py warm "$root/dist.tmp" \
+      > "$root/build.log" 2>&1; then
+    tail -n 20 "$root/build.log" >&2
+    echo "setup: the first Keycloak start failed (log: $root/build.log)" >&2
+    return 1
+  fi
+  mv "$root/dist.tmp" "$root/dist"
+  touch "$root/.complete"
+}
+
 stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
 stamp_file="$CACHE/setup.stamp"
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp_value" ] && [ -x "$CACHE/venv/bin/python" ]; then
   trino_oracle_install
+  keycloak_install
   exit 0
 fi
 
@@ -69,5 +127,6 @@ if [ ! -f "$jar" ]; then
 fi
 
 trino_oracle_install
+keycloak_install
 echo "$stamp_value" > "$stamp_file"
 echo "setup: done"
