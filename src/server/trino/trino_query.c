@@ -33,7 +33,9 @@
  *   queries and cancels open ones nobody fetched for idle_timeout_ms.
  * - Admission: a statement that finds max_queries queries open gets a FAILED QueryResults
  *   (HTTP 200) with QUERY_QUEUE_FULL (SQLSTATE 53000), as Trino answers a full queue; a
- *   draining server answers 503.
+ *   draining server answers 503. When one of the open queries is already fully fetched and
+ *   only its worker thread is still exiting, the statement waits for it (up to 1 s) instead:
+ *   a client that reads each answer to its end before the next never sees a full queue.
  * - Locks: the registry lock protects the list, counters and reference counts; each query's lock
  *   protects its state. Order: registry before query, never the other way.
  * - Ownership: nextUri GETs and DELETEs of a query an authenticated user submitted are served
@@ -320,6 +322,19 @@ static void retire_locked(trino_registry *reg, trino_query *q) {
     reg->retained_bytes += q->retained_bytes;
     pthread_cond_broadcast(&reg->slot_cond);
     retained_trim_locked(reg);
+}
+
+/* True when an open query's client has its end already (or canceled it) and only its worker's
+ * exit keeps it open: it retires within moments (worker exit: retire_locked). Registry lock
+ * held. */
+static bool any_open_finishing_locked(trino_registry *reg) {
+    bool any = false;
+    for (trino_query *q = reg->open.head; q && !any; q = q->next) {
+        pthread_mutex_lock(&q->lock);
+        any = q->worker_done && (q->final_delivered || q->canceled);
+        pthread_mutex_unlock(&q->lock);
+    }
+    return any;
 }
 
 /* --- response bodies ------------------------------------------------------------------------- */
@@ -933,6 +948,15 @@ int trino_query_submit(trino_registry *reg, trino_request *req, const char *base
     }
 
     pthread_mutex_lock(&reg->lock);
+    /* At the limit because of a query whose client already read its end (its worker is still
+     * exiting): wait for it to retire rather than refuse a client that runs one query at a
+     * time (bounded: 1 s). */
+    int64_t wait_until = now_ms() + 1000;
+    while (reg->open.n >= reg->opts.max_queries && !reg->draining && !reg->stopping &&
+           now_ms() < wait_until && any_open_finishing_locked(reg)) {
+        struct timespec ts = deadline_in(50);
+        pthread_cond_timedwait(&reg->slot_cond, &reg->lock, &ts);
+    }
     if (reg->draining || reg->stopping) {
         pthread_mutex_unlock(&reg->lock);
         query_release(q);
