@@ -6,7 +6,8 @@
  * EVP_PKEY_new_raw_public_key (Ed25519), then EVP_PKEY_public_check'd, so a point off its curve
  * is refused here rather than at the first token. Members are decoded with the strict base64url
  * decoder (no padding, no whitespace, no second spelling). The private-member check runs on
- * every entry, kept or skipped, before anything else about it.
+ * every entry, kept or skipped, before anything else about it. A refused key clears OpenSSL's
+ * per-thread error queue so no stale error reaches the thread's next TLS call.
  */
 #include "auth/jwks.h"
 
@@ -18,6 +19,7 @@
 #include <jansson.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
@@ -104,7 +106,10 @@ static int pkey_from_params(const char *type, OSSL_PARAM_BLD *bld, EVP_PKEY **ou
              EVP_PKEY_fromdata(ctx, out, EVP_PKEY_PUBLIC_KEY, params) == 1;
     OSSL_PARAM_free(params);
     EVP_PKEY_CTX_free(ctx);
-    if (!ok) return refuse(err, i, kid, "the %s public key is not valid", type);
+    if (!ok) {
+        ERR_clear_error();
+        return refuse(err, i, kid, "the %s public key is not valid", type);
+    }
     return SQE_OK;
 }
 
@@ -113,7 +118,9 @@ static int check_public(EVP_PKEY *pkey, size_t i, const char *kid, sqe_error *er
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
     int ok = ctx && EVP_PKEY_public_check(ctx) == 1;
     EVP_PKEY_CTX_free(ctx);
-    return ok ? SQE_OK : refuse(err, i, kid, "the public key fails its consistency check");
+    if (ok) return SQE_OK;
+    ERR_clear_error();
+    return refuse(err, i, kid, "the public key fails its consistency check");
 }
 
 static int build_rsa(json_t *obj, jwk *k, size_t i, sqe_error *err) {
@@ -185,7 +192,10 @@ static int build_ed25519(json_t *obj, jwk *k, size_t i, sqe_error *err) {
     if (rc != SQE_OK) return rc;
     k->pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, x, 32);
     free(x);
-    if (!k->pkey) return refuse(err, i, k->kid, "the Ed25519 public key is not valid");
+    if (!k->pkey) {
+        ERR_clear_error();
+        return refuse(err, i, k->kid, "the Ed25519 public key is not valid");
+    }
     return SQE_OK;
 }
 

@@ -7,7 +7,8 @@
  * signatures arrive as JOSE r||s (RFC 7518 section 3.4) and are turned into the DER
  * ECDSA-Sig-Value OpenSSL verifies; a wrong length is a bad signature, not something to pad.
  * RSASSA-PSS uses MGF1 with the same digest and a salt as long as the digest (RFC 7518 section
- * 3.5). Values from the token (the kid) appear in messages only as printable ASCII, cut short;
+ * 3.5). A failed check clears OpenSSL's per-thread error queue, which the thread's TLS code
+ * (curl, libmicrohttpd) reads after its own calls. Values from the token (the kid) appear in messages only as printable ASCII, cut short;
  * the token itself and the signature never do.
  */
 #include "auth/jwt.h"
@@ -22,6 +23,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
@@ -127,7 +129,10 @@ static bool verify_with(const jwk *k, jws_alg alg, const char *input, size_t inp
     if (k->kty == JWK_EC) {
         size_t coord = jws_alg_ec_coord_bytes(alg);
         int der_len = 0;
-        if (sig_len != 2 * coord || ec_sig_to_der(sig, coord, &der, &der_len) != 0) return false;
+        if (sig_len != 2 * coord || ec_sig_to_der(sig, coord, &der, &der_len) != 0) {
+            ERR_clear_error();
+            return false;
+        }
         s = der;
         s_len = (size_t)der_len;
     } else if (k->kty == JWK_RSA) {
@@ -147,6 +152,7 @@ static bool verify_with(const jwk *k, jws_alg alg, const char *input, size_t inp
     }
     EVP_MD_CTX_free(md);
     OPENSSL_free(der);
+    if (!ok) ERR_clear_error(); /* leave no stale error for the thread's next TLS call */
     return ok;
 }
 

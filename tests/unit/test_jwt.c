@@ -23,6 +23,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/pem.h>
@@ -500,6 +501,22 @@ static void test_key_refusals(void **state) {
     expect(tok, set, JWT_ALG_NOT_ALLOWED);
     free(tok);
     free(pem_s);
+    /* a key embedded in the header (jwk) is never used: signed by the attacker's own key */
+    EVP_PKEY *mine = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    char *mine_jwk = jwk_json(mine, "ec256", "");
+    char hdr[1024];
+    snprintf(hdr, sizeof hdr, "{\"alg\":\"ES256\",\"kid\":\"ec256\",\"jwk\":%s}", mine_jwk);
+    tok = sign_token("ES256", NULL, hdr, c, mine, NULL);
+    expect(tok, set, JWT_BAD_SIGNATURE);
+    free(tok);
+    snprintf(hdr, sizeof hdr, "{\"alg\":\"ES256\",\"jku\":\"https://evil.example/jwks\"}");
+    tok = sign_token("ES256", NULL, hdr, c, mine, NULL);
+    expect(tok, set, JWT_BAD_SIGNATURE);
+    free(tok);
+    free(mine_jwk);
+    EVP_PKEY_free(mine);
+    /* a failed check leaves no OpenSSL error behind for the thread's next TLS call */
+    assert_int_equal(ERR_peek_error(), 0);
     /* payload edited after signing */
     tok = sign_token("RS256", "rsa1", NULL, c, rsa_key, NULL);
     char *edited_claims = claims(300, ",\"groups\":[\"admin\"]");
@@ -795,6 +812,7 @@ static void test_jwks(void **state) {
     assert_int_equal(jws_alg_list_parse(NULL, 0, &mask, &err), SQE_ERR_INVALID_ARGUMENTS);
     assert_int_equal(jws_alg_from_name("HS256"), 0);
     assert_int_equal(jws_alg_from_name("none"), 0);
+    assert_int_equal(ERR_peek_error(), 0); /* refused keys left no OpenSSL error behind */
 }
 
 /* ---- principals ---- */
