@@ -6,7 +6,7 @@ VENV   := .cache/venv
 NINJA  := ninja
 CMAKE_GEN := cmake -G Ninja -S .
 
-.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-diff fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino fuzz-scan-task clean bench bench-iceberg bench-s3 bench-serve load
+.PHONY: all release debug asan test test-unit test-sql test-tpch run shell setup fuzz-diff fuzz-sql fuzz-parquet fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino fuzz-jwt fuzz-scan-task clean bench bench-iceberg bench-s3 bench-serve load
 
 all: release
 
@@ -68,13 +68,15 @@ fuzz-parquet: setup
 	    -rss_limit_mb=4096 .cache/fuzz-parquet-corpus tests/data/parquet ../shared/corpus/parquet-testing/data
 
 # libFuzzer on the other hostile-input decoders: make fuzz-avro | fuzz-arrow | fuzz-toml
+# | fuzz-flight | fuzz-trino | fuzz-jwt (JWT and JWKS parsing, src/auth/)
 # (FUZZ_SECONDS, default 600; corpora grow under .cache/fuzz-<name>-corpus).
 FUZZ_BIN_fuzz-avro  := fuzz_avro
 FUZZ_BIN_fuzz-arrow := fuzz_arrow_ipc
 FUZZ_BIN_fuzz-toml  := fuzz_toml
 FUZZ_BIN_fuzz-flight := fuzz_flight_command
 FUZZ_BIN_fuzz-trino  := fuzz_trino_request
-fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino: setup
+FUZZ_BIN_fuzz-jwt    := fuzz_jwt
+fuzz-avro fuzz-arrow fuzz-toml fuzz-flight fuzz-trino fuzz-jwt: setup
 	@CC=clang $(CMAKE_GEN) -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSQE_FUZZ=ON >/dev/null
 	@$(NINJA) -C build-fuzz $(FUZZ_BIN_$@)
 	@mkdir -p .cache/$@-corpus

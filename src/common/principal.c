@@ -99,6 +99,7 @@ const char *sqe_auth_method_name(sqe_auth_method m) {
     case SQE_AUTH_PASSWORD: return "password";
     case SQE_AUTH_SESSION: return "session";
     case SQE_AUTH_BEARER: return "bearer";
+    case SQE_AUTH_OIDC_BEARER: return "oidc_bearer";
     case SQE_AUTH_NONE: break;
     }
     return "none";

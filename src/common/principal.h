@@ -35,6 +35,8 @@ typedef enum sqe_auth_method {
     SQE_AUTH_PASSWORD,  /* Basic credentials checked against the users file */
     SQE_AUTH_SESSION,   /* an SQE session token (Flight handshake) the session store resolved */
     SQE_AUTH_BEARER,    /* the caller's own bearer token, accepted by a REST catalog */
+    SQE_AUTH_OIDC_BEARER, /* an OIDC bearer JWT whose signature and claims SQE checked
+                             (src/auth/jwt.h); groups, roles and expiry come from its claims */
 } sqe_auth_method;
 
 /* What a principal is made from (everything copied by sqe_principal_create). */
@@ -80,7 +82,7 @@ void sqe_principal_unref(sqe_principal *p);
 bool sqe_principal_has_role(const sqe_principal *p, const char *role);
 /* Does p hold any of the n roles? */
 bool sqe_principal_has_any_role(const sqe_principal *p, const char *const *roles, size_t n);
-/* "none", "anonymous", "password", "session", "bearer". */
+/* "none", "anonymous", "password", "session", "bearer", "oidc_bearer". */
 const char *sqe_auth_method_name(sqe_auth_method m);
 
 #endif
