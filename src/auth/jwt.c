@@ -51,10 +51,7 @@ const char *jwt_reason_name(jwt_reason r) {
     return "?";
 }
 
-/* Sets *reason and err: UNAUTHENTICATED "token refused (<reason>): <why>". */
-static int refuse(jwt_reason *reason, sqe_error *err, jwt_reason r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int refuse(jwt_reason *reason, sqe_error *err, jwt_reason r, const char *fmt, ...) {
+int jwt_refuse(jwt_reason *reason, sqe_error *err, jwt_reason r, const char *fmt, ...) {
     char why[320];
     va_list ap;
     va_start(ap, fmt);
@@ -170,9 +167,9 @@ static int numeric_date(json_t *claims, const char *name, int64_t *out, bool *pr
     else if (json_is_real(v))
         d = floor(json_real_value(v));
     else
-        return refuse(reason, err, JWT_INVALID_CLAIM, "\"%s\" is not a number", name);
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "\"%s\" is not a number", name);
     if (!isfinite(d) || d < 0 || d > (double)MAX_NUMERIC_DATE)
-        return refuse(reason, err, JWT_INVALID_CLAIM, "\"%s\" is out of range", name);
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "\"%s\" is out of range", name);
     *out = json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)d;
     return SQE_OK;
 }
@@ -184,18 +181,18 @@ static int check_claims(json_t *header, json_t *claims, const jwt_policy *pol, i
         json_t *typ = json_object_get(header, "typ");
         const char *t = json_is_string(typ) ? json_string_value(typ) : NULL;
         if (!t || (strcasecmp(t, "at+jwt") && strcasecmp(t, "application/at+jwt")))
-            return refuse(reason, err, JWT_WRONG_TYPE,
+            return jwt_refuse(reason, err, JWT_WRONG_TYPE,
                           "the header typ is not \"at+jwt\" (RFC 9068 access token)");
     }
     json_t *iss = json_object_get(claims, "iss");
-    if (!iss) return refuse(reason, err, JWT_MISSING_CLAIM, "\"iss\" is missing");
+    if (!iss) return jwt_refuse(reason, err, JWT_MISSING_CLAIM, "\"iss\" is missing");
     if (!json_is_string(iss))
-        return refuse(reason, err, JWT_INVALID_CLAIM, "\"iss\" is not a string");
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "\"iss\" is not a string");
     if (strcmp(json_string_value(iss), pol->issuer) ||
         json_string_length(iss) != strlen(pol->issuer))
-        return refuse(reason, err, JWT_WRONG_ISSUER, "\"iss\" is not the configured issuer");
+        return jwt_refuse(reason, err, JWT_WRONG_ISSUER, "\"iss\" is not the configured issuer");
     json_t *aud = json_object_get(claims, "aud");
-    if (!aud) return refuse(reason, err, JWT_MISSING_CLAIM, "\"aud\" is missing");
+    if (!aud) return jwt_refuse(reason, err, JWT_MISSING_CLAIM, "\"aud\" is missing");
     bool ours = false;
     if (json_is_string(aud)) {
         ours = !strcmp(json_string_value(aud), pol->audience);
@@ -203,29 +200,29 @@ static int check_claims(json_t *header, json_t *claims, const jwt_policy *pol, i
         for (size_t i = 0; i < json_array_size(aud); i++) {
             json_t *a = json_array_get(aud, i);
             if (!json_is_string(a))
-                return refuse(reason, err, JWT_INVALID_CLAIM, "\"aud\" holds a non-string");
+                return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "\"aud\" holds a non-string");
             if (!strcmp(json_string_value(a), pol->audience)) ours = true;
         }
     } else {
-        return refuse(reason, err, JWT_INVALID_CLAIM,
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM,
                       "\"aud\" is not a string or an array of at most %u strings", JWT_MAX_AUD);
     }
     if (!ours)
-        return refuse(reason, err, JWT_WRONG_AUDIENCE, "\"aud\" does not name this server");
+        return jwt_refuse(reason, err, JWT_WRONG_AUDIENCE, "\"aud\" does not name this server");
     int64_t exp, nbf, iat;
     bool has_exp, has_nbf, has_iat;
     SQE_TRY(numeric_date(claims, "exp", &exp, &has_exp, reason, err));
     SQE_TRY(numeric_date(claims, "nbf", &nbf, &has_nbf, reason, err));
     SQE_TRY(numeric_date(claims, "iat", &iat, &has_iat, reason, err));
-    if (!has_exp) return refuse(reason, err, JWT_MISSING_CLAIM, "\"exp\" is missing");
+    if (!has_exp) return jwt_refuse(reason, err, JWT_MISSING_CLAIM, "\"exp\" is missing");
     if (now >= exp + pol->leeway_s)
-        return refuse(reason, err, JWT_EXPIRED, "expired %lld s ago (leeway %lld s)",
+        return jwt_refuse(reason, err, JWT_EXPIRED, "expired %lld s ago (leeway %lld s)",
                       (long long)(now - exp), (long long)pol->leeway_s);
     if (has_nbf && nbf - pol->leeway_s > now)
-        return refuse(reason, err, JWT_NOT_YET_VALID, "not valid for another %lld s (nbf)",
+        return jwt_refuse(reason, err, JWT_NOT_YET_VALID, "not valid for another %lld s (nbf)",
                       (long long)(nbf - now));
     if (has_iat && iat - pol->leeway_s > now)
-        return refuse(reason, err, JWT_NOT_YET_VALID, "issued %lld s in the future (iat)",
+        return jwt_refuse(reason, err, JWT_NOT_YET_VALID, "issued %lld s in the future (iat)",
                       (long long)(iat - now));
     *exp_out = exp;
     return SQE_OK;
@@ -238,7 +235,7 @@ static int check_signature(const jwks *keys, json_t *header, jws_alg alg, const 
     *used = NULL;
     json_t *kidv = json_object_get(header, "kid");
     if (kidv && !json_is_string(kidv))
-        return refuse(reason, err, JWT_MALFORMED, "the header kid is not a string");
+        return jwt_refuse(reason, err, JWT_MALFORMED, "the header kid is not a string");
     const char *kid = kidv ? json_string_value(kidv) : NULL;
     size_t n = jwks_count(keys), named = 0, suitable = 0;
     const jwk *only = NULL;
@@ -257,20 +254,20 @@ static int check_signature(const jwks *keys, json_t *header, jws_alg alg, const 
     char buf[52];
     if (kid) {
         if (!named)
-            return refuse(reason, err, JWT_UNKNOWN_KEY, "no key with kid \"%s\"",
+            return jwt_refuse(reason, err, JWT_UNKNOWN_KEY, "no key with kid \"%s\"",
                           printable(kid, buf));
         if (!suitable)
-            return refuse(reason, err, JWT_KEY_MISMATCH, "key \"%s\" is not a key for %s",
+            return jwt_refuse(reason, err, JWT_KEY_MISMATCH, "key \"%s\" is not a key for %s",
                           printable(kid, buf), jws_alg_name(alg));
-        return refuse(reason, err, JWT_BAD_SIGNATURE, "the %s signature does not verify",
+        return jwt_refuse(reason, err, JWT_BAD_SIGNATURE, "the %s signature does not verify",
                       jws_alg_name(alg));
     }
     if (suitable != 1)
-        return refuse(reason, err, JWT_UNKNOWN_KEY,
+        return jwt_refuse(reason, err, JWT_UNKNOWN_KEY,
                       "no kid, and %zu keys for %s (one is needed to go without a kid)", suitable,
                       jws_alg_name(alg));
     if (!verify_with(only, alg, input, input_len, sig, sig_len))
-        return refuse(reason, err, JWT_BAD_SIGNATURE, "the %s signature does not verify",
+        return jwt_refuse(reason, err, JWT_BAD_SIGNATURE, "the %s signature does not verify",
                       jws_alg_name(alg));
     *used = only;
     return SQE_OK;
@@ -286,45 +283,45 @@ int jwt_verify(const char *token, size_t len, const jwks *keys, const jwt_policy
         return err_set(err, SQE_ERR_INVALID_ARGUMENTS, "token leeway must be 0 to %d s",
                        JWT_MAX_LEEWAY_S);
     if (len > JWT_MAX_TOKEN_BYTES)
-        return refuse(reason, err, JWT_MALFORMED, "%zu bytes (at most %u)", len,
+        return jwt_refuse(reason, err, JWT_MALFORMED, "%zu bytes (at most %u)", len,
                       JWT_MAX_TOKEN_BYTES);
     const char *dot1 = memchr(token, '.', len);
     const char *dot2 = dot1 ? memchr(dot1 + 1, '.', len - (size_t)(dot1 + 1 - token)) : NULL;
     if (!dot2 || memchr(dot2 + 1, '.', len - (size_t)(dot2 + 1 - token)))
-        return refuse(reason, err, JWT_MALFORMED, "not three dot-separated parts");
+        return jwt_refuse(reason, err, JWT_MALFORMED, "not three dot-separated parts");
     size_t h_len = (size_t)(dot1 - token), p_len = (size_t)(dot2 - dot1 - 1);
     size_t s_len = len - (size_t)(dot2 + 1 - token);
     if (!h_len || !p_len)
-        return refuse(reason, err, JWT_MALFORMED, "an empty header or payload");
+        return jwt_refuse(reason, err, JWT_MALFORMED, "an empty header or payload");
 
     json_t *header = decode_object(token, h_len, JWT_MAX_HEADER_BYTES);
     if (!header)
-        return refuse(reason, err, JWT_MALFORMED, "the header is not base64url of a JSON object");
+        return jwt_refuse(reason, err, JWT_MALFORMED, "the header is not base64url of a JSON object");
     json_t *claims = NULL;
     int rc;
     json_t *algv = json_object_get(header, "alg");
     if (!json_is_string(algv)) {
-        rc = refuse(reason, err, JWT_MALFORMED, "the header has no alg string");
+        rc = jwt_refuse(reason, err, JWT_MALFORMED, "the header has no alg string");
         goto fail;
     }
     if (json_object_get(header, "crit")) {
-        rc = refuse(reason, err, JWT_MALFORMED, "the header names critical extensions");
+        rc = jwt_refuse(reason, err, JWT_MALFORMED, "the header names critical extensions");
         goto fail;
     }
     claims = decode_object(dot1 + 1, p_len, JWT_MAX_TOKEN_BYTES);
     if (!claims) {
-        rc = refuse(reason, err, JWT_MALFORMED, "the payload is not base64url of a JSON object");
+        rc = jwt_refuse(reason, err, JWT_MALFORMED, "the payload is not base64url of a JSON object");
         goto fail;
     }
     jws_alg alg = jws_alg_from_name(json_string_value(algv));
     if (!alg || !(policy->allowed_algs & alg)) {
         char buf[52];
-        rc = refuse(reason, err, JWT_ALG_NOT_ALLOWED, "alg \"%s\" is not allowed",
+        rc = jwt_refuse(reason, err, JWT_ALG_NOT_ALLOWED, "alg \"%s\" is not allowed",
                     printable(json_string_value(algv), buf));
         goto fail;
     }
     if (!s_len) {
-        rc = refuse(reason, err, JWT_MALFORMED, "no signature (unsigned tokens are refused)");
+        rc = jwt_refuse(reason, err, JWT_MALFORMED, "no signature (unsigned tokens are refused)");
         goto fail;
     }
     unsigned char sig[MAX_SIG_BYTES];
@@ -332,7 +329,7 @@ int jwt_verify(const char *token, size_t len, const jwks *keys, const jwt_policy
                      ? base64_decode(dot2 + 1, s_len, true, sig, sizeof sig)
                      : -1;
     if (sig_n <= 0) {
-        rc = refuse(reason, err, JWT_MALFORMED, "the signature is not base64url");
+        rc = jwt_refuse(reason, err, JWT_MALFORMED, "the signature is not base64url");
         goto fail;
     }
     const jwk *used = NULL;

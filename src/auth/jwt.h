@@ -19,7 +19,7 @@
  *      type is INVALID_CLAIM.
  * Time is whole seconds since the epoch (policy.now, or the wall clock when 0).
  *
- * INTERFACE: jwt_verify, jwt_token_free, jwt_reason_name.
+ * INTERFACE: jwt_verify, jwt_token_free, jwt_reason_name, jwt_refuse.
  */
 #ifndef SQE_AUTH_JWT_H
 #define SQE_AUTH_JWT_H
@@ -88,5 +88,10 @@ void jwt_token_free(jwt_token *t);
  * "expired", "not_yet_valid", "wrong_issuer", "wrong_audience", "missing_claim",
  * "invalid_claim", "wrong_type". Static storage. */
 const char *jwt_reason_name(jwt_reason r);
+/* Refuses a token: sets *reason = r and err to UNAUTHENTICATED "token refused (<reason name>):
+ * <fmt ...>" (the caller keeps the token and key material out of fmt), and returns the error
+ * code. For the validators of this layer (jwt.c, jwt_principal.c). */
+int jwt_refuse(jwt_reason *reason, sqe_error *err, jwt_reason r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

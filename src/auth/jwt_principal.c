@@ -7,7 +7,6 @@
  */
 #include "auth/jwt_principal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,17 +35,6 @@ json_t *jwt_claim_path(json_t *claims, const char *path, bool *through_non_objec
     }
 }
 
-static int bad_claim(jwt_reason *reason, sqe_error *err, jwt_reason r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int bad_claim(jwt_reason *reason, sqe_error *err, jwt_reason r, const char *fmt, ...) {
-    char why[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    *reason = r;
-    return err_set(err, SQE_ERR_UNAUTHENTICATED, "token refused (%s): %s", jwt_reason_name(r), why);
-}
 
 /* The strings at path (none when path is NULL or absent) into a new array *out of *n. */
 static int string_list(json_t *claims, const char *path, const char ***out, uint32_t *n,
@@ -57,15 +45,15 @@ static int string_list(json_t *claims, const char *path, const char ***out, uint
     bool bad_path;
     json_t *v = jwt_claim_path(claims, path, &bad_path);
     if (bad_path)
-        return bad_claim(reason, err, JWT_INVALID_CLAIM, "claim path \"%.64s\" runs through a "
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "claim path \"%.64s\" runs through a "
                          "value that is not an object", path);
     if (!v) return SQE_OK;
     size_t count = json_is_string(v) ? 1 : json_is_array(v) ? json_array_size(v) : 0;
     if (!json_is_string(v) && !json_is_array(v))
-        return bad_claim(reason, err, JWT_INVALID_CLAIM,
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM,
                          "claim \"%.64s\" is not a string or an array of strings", path);
     if (count > JWT_PRINCIPAL_MAX_ENTRIES)
-        return bad_claim(reason, err, JWT_INVALID_CLAIM, "claim \"%.64s\" has %zu entries (at "
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "claim \"%.64s\" has %zu entries (at "
                          "most %u)", path, count, JWT_PRINCIPAL_MAX_ENTRIES);
     if (!count) return SQE_OK;
     const char **list = calloc(count, sizeof *list);
@@ -75,7 +63,7 @@ static int string_list(json_t *claims, const char *path, const char ***out, uint
         if (!json_is_string(e) || json_string_length(e) == 0 ||
             json_string_length(e) > JWT_PRINCIPAL_MAX_NAME) {
             free(list);
-            return bad_claim(reason, err, JWT_INVALID_CLAIM, "claim \"%.64s\" holds an entry "
+            return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "claim \"%.64s\" holds an entry "
                              "that is not a string of 1 to %u bytes", path,
                              JWT_PRINCIPAL_MAX_NAME);
         }
@@ -97,18 +85,18 @@ int jwt_principal_build(const jwt_token *t, const char *raw, size_t raw_len,
     const char *used = user_claim;
     json_t *user = jwt_claim_path(t->claims, user_claim, &bad_path);
     if (bad_path)
-        return bad_claim(reason, err, JWT_INVALID_CLAIM, "claim path \"%.64s\" runs through a "
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM, "claim path \"%.64s\" runs through a "
                          "value that is not an object", user_claim);
     if (!user) {
         used = "sub";
         user = json_object_get(t->claims, "sub");
     }
     if (!user)
-        return bad_claim(reason, err, JWT_MISSING_CLAIM, "neither \"%.64s\" nor \"sub\" is there",
+        return jwt_refuse(reason, err, JWT_MISSING_CLAIM, "neither \"%.64s\" nor \"sub\" is there",
                          user_claim);
     if (!json_is_string(user) || json_string_length(user) == 0 ||
         json_string_length(user) > JWT_PRINCIPAL_MAX_NAME)
-        return bad_claim(reason, err, JWT_INVALID_CLAIM,
+        return jwt_refuse(reason, err, JWT_INVALID_CLAIM,
                          "claim \"%.64s\" is not a string of 1 to %u bytes", used,
                          JWT_PRINCIPAL_MAX_NAME);
     const char **groups = NULL, **roles = NULL;
