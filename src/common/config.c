@@ -89,6 +89,32 @@ static int check_catalog_name(const char *v, char *why, size_t n) {
     return 0;
 }
 
+/* A provider name of [auth] providers. */
+static int check_auth_provider(const char *v, char *why, size_t n) {
+    static const char *const names[] = {"password", "anonymous", "oidc_bearer", "oidc_password",
+                                        "client_credentials"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(v, names[i])) return 0;
+    snprintf(why, n,
+             "unknown provider \"%s\" (password, anonymous, oidc_bearer, oidc_password, "
+             "client_credentials)",
+             v);
+    return -1;
+}
+
+/* A name of [auth.oidc] allowed_algorithms (the asymmetric JWS algorithms of auth/jws_alg.h). */
+static int check_jws_alg(const char *v, char *why, size_t n) {
+    static const char *const names[] = {"RS256", "RS384", "RS512", "PS256", "PS384",
+                                        "PS512", "ES256", "ES384", "ES512", "EdDSA"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(v, names[i])) return 0;
+    snprintf(why, n,
+             "\"%s\" is not an accepted signature algorithm (RS256..RS512, PS256..PS512, "
+             "ES256..ES512, EdDSA; none and HMAC are never accepted)",
+             v);
+    return -1;
+}
+
 /* --- the registry ----------------------------------------------------------------------------- */
 
 #define F(field) offsetof(config, field)
@@ -984,6 +1010,102 @@ static int is_loopback(const char *addr) {
            strcmp(addr, "[::1]") == 0 || strncmp(addr, "127.", 4) == 0;
 }
 
+static bool list_has(const config_list *l, const char *item) {
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->items[i], item)) return true;
+    return false;
+}
+
+/* The host of an http(s) URL into buf ("" when it has none). */
+static void url_host(const char *url, char *buf, size_t n) {
+    const char *h = strstr(url, "://");
+    h = h ? h + 3 : url;
+    size_t len = strcspn(h, "/?#");
+    const char *at = memchr(h, '@', len);
+    if (at) {
+        len -= (size_t)(at + 1 - h);
+        h = at + 1;
+    }
+    if (*h == '[') {
+        const char *close = memchr(h, ']', len);
+        len = close ? (size_t)(close + 1 - h) : len;
+    } else {
+        const char *colon = memchr(h, ':', len);
+        if (colon) len = (size_t)(colon - h);
+    }
+    snprintf(buf, n, "%.*s", (int)len, h);
+}
+
+/* An identity-provider URL of [auth.oidc]: https, or http to a loopback host with
+ * allow_insecure_http. */
+static int validate_oidc_url(const config *cfg, const char *name, const char *url,
+                             sqe_error *err) {
+    if (!*url || !strncmp(url, "https://", 8)) return SQE_OK;
+    char host[256];
+    url_host(url, host, sizeof host);
+    if (!cfg->auth.oidc.allow_insecure_http)
+        return invalid(cfg, err, NULL, "auth.oidc", name,
+                       "plain http is refused (set allow_insecure_http = true for a loopback "
+                       "identity provider in tests)");
+    if (!is_loopback(host))
+        return invalid(cfg, err, NULL, "auth.oidc", name,
+                       "plain http is allowed only to a loopback host, not %s", host);
+    return SQE_OK;
+}
+
+bool config_auth_uses(const config *cfg, const char *provider) {
+    if (cfg->auth.providers.n) return list_has(&cfg->auth.providers, provider);
+    if (!strcmp(cfg->auth.mode, "password")) return !strcmp(provider, "password");
+    if (!strcmp(provider, "password")) return *cfg->auth.users_file != 0;
+    return !strcmp(provider, "anonymous");
+}
+
+static int validate_auth(const config *cfg, sqe_error *err) {
+    const config_auth *a = &cfg->auth;
+    const config_oidc *o = &a->oidc;
+    for (size_t i = 0; i < a->providers.n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(a->providers.items[i], a->providers.items[j]))
+                return invalid(cfg, err, NULL, "auth", "providers", "\"%s\" is listed twice",
+                               a->providers.items[i]);
+    if (config_auth_uses(cfg, "password") && !*a->users_file)
+        return invalid(cfg, err, NULL, "auth", "users_file",
+                       a->providers.n ? "required by the password provider"
+                                      : "required when mode = \"password\"");
+    bool oidc = config_auth_uses(cfg, "oidc_bearer") || config_auth_uses(cfg, "oidc_password") ||
+                config_auth_uses(cfg, "client_credentials");
+    bool exchange = false;
+    for (size_t i = 0; i <= cfg->n_catalogs && !exchange; i++) {
+        const config_catalog *cat = i == 0 ? &cfg->catalog : &cfg->catalogs[i - 1];
+        exchange = !strcmp(cat->auth, "token_exchange");
+    }
+    if (o->external_authentication && !config_auth_uses(cfg, "oidc_bearer"))
+        return invalid(cfg, err, NULL, "auth.oidc", "external_authentication",
+                       "needs the oidc_bearer provider in [auth] providers (the client then "
+                       "sends the token it obtained as a bearer)");
+    if (!oidc && !exchange) return SQE_OK;
+    if (!*o->issuer)
+        return invalid(cfg, err, NULL, "auth.oidc", "issuer",
+                       "required by the oidc_* providers and auth = \"token_exchange\"");
+    SQE_TRY(validate_oidc_url(cfg, "issuer", o->issuer, err));
+    SQE_TRY(validate_oidc_url(cfg, "discovery_url", o->discovery_url, err));
+    if (!*o->audience && !*o->client_id)
+        return invalid(cfg, err, NULL, "auth.oidc", "audience",
+                       "required (or client_id, which is then the audience)");
+    if (o->allowed_algorithms.n == 0)
+        return invalid(cfg, err, NULL, "auth.oidc", "allowed_algorithms",
+                       "is empty: no token could be accepted");
+    if (*o->client_secret && *o->client_secret_file)
+        return invalid(cfg, err, NULL, "auth.oidc", "client_secret_file",
+                       "set either client_secret or client_secret_file, not both");
+    bool grants = config_auth_uses(cfg, "oidc_password") || exchange ||
+                  o->external_authentication;
+    if (grants && !*o->client_id)
+        return invalid(cfg, err, NULL, "auth.oidc", "client_id",
+                       "required by oidc_password, token exchange and external authentication");
+    return SQE_OK;
+}
+
 static int validate_catalog(const config *cfg, const config_catalog *cat, sqe_error *err) {
     if (strcmp(cat->type, "rest") == 0) {
         char why[256];
@@ -996,6 +1118,9 @@ static int validate_catalog(const config *cfg, const config_catalog *cat, sqe_er
             return invalid(
                 cfg, err, cat, NULL, "credential",
                 "\"client_id:client_secret\" is required when auth = \"client_credentials\"");
+        if (strcmp(cat->auth, "token_exchange") == 0 && !*cat->audience)
+            return invalid(cfg, err, cat, NULL, "audience",
+                           "required when auth = \"token_exchange\"");
         if (cfg->coordinator.production_mode && !cat->require_vended_credentials)
             return invalid(cfg, err, cat, NULL, "require_vended_credentials",
                            "must be true for a REST catalog in production mode");
@@ -1032,8 +1157,7 @@ int config_validate(const config *cfg, sqe_error *err) {
         return invalid(cfg, err, NULL, "coordinator", "trino_http_port",
                        "flight_sql_port and trino_http_port are both 0: no client could connect");
 
-    if (strcmp(cfg->auth.mode, "password") == 0 && !*cfg->auth.users_file)
-        return invalid(cfg, err, NULL, "auth", "users_file", "required when mode = \"password\"");
+    SQE_TRY(validate_auth(cfg, err));
     if (cfg->query.max_concurrent_per_user > cfg->query.max_concurrent)
         return invalid(cfg, err, NULL, "query", "max_concurrent_per_user",
                        "%lld is more than max_concurrent (%lld)",
@@ -1078,9 +1202,12 @@ int config_validate(const config *cfg, sqe_error *err) {
     }
 
     if (co->production_mode) {
-        if (strcmp(cfg->auth.mode, "anonymous") == 0)
-            return invalid(cfg, err, NULL, "auth", "mode",
+        if (config_auth_uses(cfg, "anonymous"))
+            return invalid(cfg, err, NULL, "auth", cfg->auth.providers.n ? "providers" : "mode",
                            "anonymous access is refused in production mode");
+        if (cfg->auth.oidc.allow_insecure_http)
+            return invalid(cfg, err, NULL, "auth.oidc", "allow_insecure_http",
+                           "plain-http identity providers are refused in production mode");
         if (!is_loopback(co->bind_address) && !*tls->cert_file)
             return invalid(
                 cfg, err, NULL, "coordinator", "bind_address",

@@ -21,6 +21,7 @@
 #ifndef SQE_COMMON_CONFIG_H
 #define SQE_COMMON_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,7 +53,9 @@ typedef struct config_catalog {
     const char *type;       /* "sqlite" | "rest" | "memory" */
     const char *uri;        /* rest: base URL; sqlite: database file ("" = <data_dir>/catalog.db) */
     const char *warehouse;  /* warehouse name (rest) or location ("" = <data_dir>/warehouse) */
-    const char *auth;       /* session_bearer | static | anonymous | client_credentials */
+    const char *auth;       /* session_bearer | static | anonymous | client_credentials |
+                               token_exchange */
+    const char *audience;   /* token_exchange: audience of the exchanged token */
     const char *token;      /* secret: static bearer token */
     const char *credential; /* secret: "client_id:client_secret" for client_credentials */
     const char *scope;      /* OAuth scope for client_credentials */
@@ -118,8 +121,22 @@ typedef struct config_worker {
     int64_t threads;
 } config_worker;
 
+/* [auth.oidc]: the OpenID Connect identity provider of the oidc_* providers. */
+typedef struct config_oidc {
+    const char *issuer, *discovery_url, *audience, *client_id, *client_secret,
+        *client_secret_file, *scope, *user_claim, *groups_claim, *roles_claim;
+    config_list allowed_algorithms;
+    int64_t leeway_ms, jwks_cache_ttl_ms, jwks_refetch_interval_ms;
+    int require_access_token_type, allow_insecure_http;
+    int64_t refresh_before_ms, http_timeout_ms;
+    int external_authentication;
+    const char *redirect_url;
+} config_oidc;
+
 typedef struct config_auth {
-    const char *mode; /* anonymous | password */
+    const char *mode; /* anonymous | password: the chain when providers is empty */
+    config_list providers;           /* the chain's provider names, in order */
+    config_list impersonation_roles; /* roles that may run as another named user */
     const char *users_file;
     int anonymous_loopback_only;
     int64_t max_concurrent_password_checks; /* 0 = half the cores */
@@ -128,6 +145,7 @@ typedef struct config_auth {
     int64_t token_ttl_ms;
     const char *token_secret;
     config_list admin_roles;
+    config_oidc oidc;
 } config_auth;
 
 typedef struct config_storage {
@@ -281,6 +299,9 @@ int config_apply_env(config *cfg, char *const *envp, sqe_error *err);
 /* Checks the settings together (TLS pairs, port clashes, required URIs, production_mode rules).
  * Returns SQE_OK or INVALID_ARGUMENTS with the first problem. */
 int config_validate(const config *cfg, sqe_error *err);
+/* Is provider ("password", "anonymous", "oidc_bearer", ...) in the effective authentication
+ * chain: [auth] providers, or the chain mode stands for when providers is empty? */
+bool config_auth_uses(const config *cfg, const char *provider);
 
 /* Refuses what the configuration asks for that SQE does not do yet: a key of a feature that
  * does not exist (workers, spill, audit, policy, metrics export, ...) set to anything but its
