@@ -353,6 +353,19 @@ int cli_serve_main(int argc, char **argv) {
         to.tls_cert_file = co->tls.cert_file;
         to.tls_key_file = co->tls.key_file;
         if (flags.request_timeout_s > 0) to.request_timeout_ms = (uint32_t)flags.request_timeout_s * 1000;
+        /* [auth.oidc] external_authentication: Trino's OAuth2 login (config_validate made sure
+         * oidc_bearer is in the chain, so the core has the identity provider) */
+        trino_oauth2_options oa;
+        trino_oauth2_options_init(&oa);
+        if (cfg.auth.oidc.external_authentication) {
+            oa.idp = srv_core_oidc_idp(core);
+            oa.client_id = cfg.auth.oidc.client_id;
+            oa.client_secret = cfg.auth.oidc.client_secret;
+            oa.scope = cfg.auth.oidc.scope;
+            oa.redirect_url = cfg.auth.oidc.redirect_url;
+            oa.http_timeout_ms = cfg.auth.oidc.http_timeout_ms;
+            to.oauth2 = &oa;
+        }
         if (trino_server_create(db, &to, &trino, &err) != SQE_OK) {
             fprintf(stderr, "sqe serve: Trino HTTP: %s\n", err.message);
             goto out;

@@ -256,6 +256,33 @@ class Keycloak:
         return self._token(realm, {"grant_type": "client_credentials", "client_id": CLIENT_ID,
                                    "client_secret": client_secret(realm)})
 
+    def admin_token(self):
+        """An access token of the bootstrap admin (master realm, client admin-cli)."""
+        status, body = _http(f"{self.base_url}/realms/master/protocol/openid-connect/token",
+                             {"grant_type": "password", "client_id": "admin-cli",
+                              "username": self.admin_user, "password": self.admin_password})
+        if status != 200:
+            raise RuntimeError(f"admin login failed ({status})")
+        return json.loads(body)["access_token"]
+
+    def add_redirect_uri(self, uri, realm="sqe", client_id=CLIENT_ID):
+        """Lets client_id redirect to uri too (Keycloak matches loopback ports only for http://:
+        an https:// callback on a free port is added once its port is known)."""
+        auth = {"Authorization": "Bearer " + self.admin_token()}
+        base = f"{self.base_url}/admin/realms/{realm}/clients"
+        req = urllib.request.Request(f"{base}?clientId={urllib.parse.quote(client_id)}",
+                                     headers=auth)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            client = json.loads(r.read())[0]
+        if uri in client.get("redirectUris", []):
+            return
+        client["redirectUris"] = client.get("redirectUris", []) + [uri]
+        req = urllib.request.Request(f"{base}/{client['id']}", method="PUT",
+                                     data=json.dumps(client).encode(),
+                                     headers={**auth, "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 204, r.status
+
     def exchange_token(self, realm, subject_token, audience=None):
         """RFC 8693 standard token exchange by client sqe for the holder of `subject_token`."""
         form = {"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",

@@ -168,6 +168,10 @@ static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const cha
     return w->fn(w->ctx, key, value) ? MHD_YES : MHD_NO;
 }
 
+const char *http_request_query(const http_request *req, const char *name) {
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
 void http_request_headers(const http_request *req,
                           bool (*fn)(void *ctx, const char *name, const char *value), void *ctx) {
     header_walk w = {fn, ctx};
@@ -282,8 +286,9 @@ static bool client_gone(void *ctx) {
 
 /* Authenticates c through the hooks. Returns SQE_OK with *principal (a reference), or the hook's
  * error with *answered set to what was queued (401; 503 + Retry-After; MHD_NO = close). */
-static int authenticate(http_server *srv, struct MHD_Connection *c, sqe_principal **principal,
+static int authenticate(http_server *srv, const http_request *hr, sqe_principal **principal,
                         enum MHD_Result *answered) {
+    struct MHD_Connection *c = hr->conn;
     const srv_hooks *hooks = srv->opts.hooks;
     char peer[80];
     peer_of(c, peer, sizeof peer);
@@ -310,7 +315,13 @@ static int authenticate(http_server *srv, struct MHD_Connection *c, sqe_principa
         /* a Basic challenge: clients then send their configured credentials */
         snprintf(msg, sizeof msg, "Unauthorized: %s",
                  e.message[0] ? e.message : "authentication failed");
-        *answered = send_text(c, 401, msg, "WWW-Authenticate", "Basic realm=\"sqe\"");
+        http_reply r;
+        memset(&r, 0, sizeof r);
+        if (http_reply_text(&r, 401, TEXT, msg) == SQE_OK &&
+            http_reply_header(&r, "WWW-Authenticate", "Basic realm=\"sqe\"") == SQE_OK &&
+            srv->opts.challenge)
+            srv->opts.challenge(srv->opts.challenge_ud, hr, &r); /* e.g. Trino's OAuth2 login */
+        *answered = send_reply(c, &r);
     }
     return rc ? rc : SQE_ERR_GENERIC_INTERNAL_ERROR;
 }
@@ -388,7 +399,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if ((rt->flags & HTTP_ROUTE_AUTH) && srv->opts.hooks &&
         (srv->opts.hooks->authenticate || srv->opts.hooks->authenticate_cancellable)) {
         enum MHD_Result answered = MHD_NO;
-        if (authenticate(srv, c, &principal, &answered) != SQE_OK) return answered;
+        if (authenticate(srv, &req, &principal, &answered) != SQE_OK) return answered;
     }
     enum MHD_Result ret;
     if (ctx->too_large) {

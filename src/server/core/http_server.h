@@ -38,6 +38,8 @@
 #include "server/srv_hooks.h"
 
 struct MHD_Connection;
+struct http_request;
+struct http_reply;
 
 /* Settings of one port; http_server_options_init fills the defaults noted. */
 typedef struct http_server_options {
@@ -56,6 +58,11 @@ typedef struct http_server_options {
                                       server); NULL = no authentication (req->principal NULL) */
     const char *user_header;       /* the header naming the claimed user, handed to
                                       authenticate (e.g. "X-Trino-User"); NULL = none */
+    /* Optional: called for every 401 the hooks' refusal gives (the reply already holds the text
+     * and the Basic challenge) to add further WWW-Authenticate challenges, or to replace the
+     * reply (e.g. 503 when it cannot offer one now). Runs on the request's thread. */
+    void (*challenge)(void *ud, const struct http_request *req, struct http_reply *reply);
+    void *challenge_ud;
     const struct http_route *routes; /* a first route table, in place before the port listens */
     size_t n_routes;               /*   (as http_server_add_routes(routes, n_routes, routes_ud)) */
     void *routes_ud;
@@ -149,6 +156,9 @@ const char *http_request_header(const http_request *req, const char *name);
 /* Calls fn for every request header in wire order; fn returns false to stop. */
 void http_request_headers(const http_request *req,
                           bool (*fn)(void *ctx, const char *name, const char *value), void *ctx);
+/* A query-string parameter's value, %-decoded (the first of repeated ones), or NULL; borrowed,
+ * valid during the handler call. */
+const char *http_request_query(const http_request *req, const char *name);
 /* The client address as "ip:port" ("[ip]:port" for IPv6); "" when unknown. */
 void http_request_peer(const http_request *req, char *buf, size_t n);
 /* "scheme://host[:port]" as the client reached the server: the Host header when it is a plain

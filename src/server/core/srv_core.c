@@ -2,7 +2,7 @@
  * srv_core.c: builds the server core from the configuration and implements srv_hooks on it.
  *
  * INTERFACE: srv_core_create, srv_core_hooks, srv_core_health, srv_core_auth,
- *   srv_core_sessions, srv_core_limits, srv_core_destroy (srv_core.h).
+ *   srv_core_sessions, srv_core_limits, srv_core_oidc_idp, srv_core_destroy (srv_core.h).
  * NOTES:
  * - Authentication: "Bearer <token>" resolves through the session store (a token handed out by a
  *   Flight handshake); everything else goes through the chain. [auth] mode = "password": the
@@ -38,6 +38,7 @@ struct srv_core {
     limits *limits;
     health_state health;
     srv_hooks hooks;
+    oidc_idp *oidc_idp; /* [auth.oidc] (for Trino external authentication too), or NULL */
 };
 
 /* --- hooks ---------------------------------------------------------------------------------- */
@@ -269,6 +270,7 @@ health_state *srv_core_health(srv_core *core) { return &core->health; }
 auth_chain *srv_core_auth(srv_core *core) { return core->auth; }
 session_store *srv_core_sessions(srv_core *core) { return core->sessions; }
 limits *srv_core_limits(srv_core *core) { return core->limits; }
+oidc_idp *srv_core_oidc_idp(srv_core *core) { return core->oidc_idp; }
 
 void srv_core_destroy(srv_core *core) {
     if (!core) return;

@@ -6,6 +6,7 @@
 #ifndef SQE_SERVER_CORE_SRV_CORE_H
 #define SQE_SERVER_CORE_SRV_CORE_H
 
+#include "auth/oidc_idp.h"
 #include "common/config.h"
 #include "server/core/auth.h"
 #include "server/core/health.h"
@@ -31,6 +32,9 @@ health_state *srv_core_health(srv_core *core);
 auth_chain *srv_core_auth(srv_core *core);
 session_store *srv_core_sessions(srv_core *core);
 limits *srv_core_limits(srv_core *core);
+/* The identity provider of [auth.oidc] (borrowed, lives until srv_core_destroy), or NULL when
+ * no provider of the chain uses it (Trino external authentication takes it). */
+oidc_idp *srv_core_oidc_idp(srv_core *core);
 
 /* Saves the sessions (with persistence) and frees everything. NULL is ignored. */
 void srv_core_destroy(srv_core *core);

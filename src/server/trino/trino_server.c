@@ -12,13 +12,17 @@
  *   DELETE /v1/statement/{queued|executing}/ID/SLUG/TOKEN cancel (204)                auth
  *   GET    /v1/info, /v1/info/state (and HEAD)            server info
  *   GET    /healthz, /readyz (and HEAD)                   health.c's table
+ *   /oauth2/token/initiate/ID, /oauth2/callback, /oauth2/token/ID (GET, DELETE): external
+ *                                                         authentication (trino_oauth2.c), with
+ *                                                         opts.oauth2
  * 404 / 405 + Allow, the framing checks, TLS, limits and authentication failures (401, 503) are
  * the shared server's (http_server.h).
  * NOTES: handlers never block longer than max_wait_ms (a GET waiting for the next page). A POST
  * body is bounded by max_sql_bytes (413, with a QUERY_TEXT_TOO_LARGE error in Trino's shape);
  * with hooks, a POST with neither credentials nor X-Trino-User is 400 before any credential
- * check. nextUri and infoUri are absolute, built from the Host header the client used when it
- * is a plain host[:port], else from the listening address (http_request_base_uri).
+ * check (not with external authentication: its 401 starts the login). nextUri and infoUri are
+ * absolute, built from the Host header the client used when it is a plain host[:port], else
+ * from the listening address (http_request_base_uri).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,7 @@ struct trino_server {
     char *environment;
     http_server *http;
     trino_registry *reg;
+    trino_oauth2 *oauth2; /* external authentication, or NULL */
     int64_t started_ms;
     health_state own_health; /* used when opts.health is NULL */
 };
@@ -90,6 +95,7 @@ static bool submit_pre_auth(void *ud, const http_request *hr, http_reply *reply)
     trino_server *srv = ud;
     const srv_hooks *hooks = srv->opts.hooks;
     if (!hooks || (!hooks->authenticate && !hooks->authenticate_cancellable)) return false;
+    if (srv->oauth2) return false; /* the 401 offers the login; the token names the user */
     const char *user = http_request_header(hr, "X-Trino-User");
     if (http_request_header(hr, "Authorization") || (user && *user)) return false;
     http_reply_text(reply, 400, NULL, "User must be set");
@@ -294,7 +300,9 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
     srv->opts.bind_address = NULL; /* the HTTP server's */
     srv->opts.tls_cert_file = srv->opts.tls_key_file = NULL; /* not kept */
     health_set(&srv->own_health, HEALTH_READY);
+    srv->opts.oauth2 = NULL; /* not kept */
     int rc = trino_registry_create(db, &srv->opts, &srv->reg, err);
+    if (!rc && opts->oauth2) rc = trino_oauth2_create(opts->oauth2, &srv->oauth2, err);
     if (rc) {
         trino_server_destroy(srv);
         return rc;
@@ -329,8 +337,14 @@ int trino_server_create(sqe_db *db, const trino_server_options *opts, trino_serv
     ho.routes = routes;
     ho.n_routes = sizeof routes / sizeof routes[0];
     ho.routes_ud = srv;
+    if (srv->oauth2) {
+        ho.challenge = trino_oauth2_challenge;
+        ho.challenge_ud = srv->oauth2;
+    }
     rc = http_server_create(&ho, &srv->http, err);
     if (!rc && health_add_routes(srv->http, health_of(srv)) != SQE_OK)
+        rc = err_nomem(err, "server");
+    if (!rc && srv->oauth2 && trino_oauth2_add_routes(srv->oauth2, srv->http) != SQE_OK)
         rc = err_nomem(err, "server");
     if (rc) {
         trino_server_destroy(srv);
@@ -363,6 +377,7 @@ void trino_server_destroy(trino_server *srv) {
     if (!srv) return;
     http_server_destroy(srv->http); /* no handler runs after this */
     trino_registry_destroy(srv->reg);
+    trino_oauth2_destroy(srv->oauth2);
     free(srv->environment);
     free(srv);
 }

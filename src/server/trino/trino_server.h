@@ -17,6 +17,7 @@
 #include "server/core/health.h"
 #include "server/core/http_server.h"
 #include "server/srv_hooks.h"
+#include "server/trino/trino_oauth2.h"
 #include "sqe/sqe.h"
 
 /* Settings; trino_server_options_init fills the defaults (loopback, port 8080). `sqe serve`
@@ -53,6 +54,9 @@ typedef struct trino_server_options {
     uint32_t request_timeout_ms;  /* a request's headers and body must arrive within this
                                      (slow clients are disconnected); default 30000 */
     uint32_t connection_timeout_s; /* an idle connection is closed after this; default 60 */
+    const trino_oauth2_options *oauth2; /* Trino OAuth2 external authentication (its 401
+                                      challenge and /oauth2/ routes; trino_oauth2.h), read
+                                      during create; NULL = none */
 } trino_server_options;
 
 typedef struct trino_server trino_server;
