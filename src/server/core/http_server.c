@@ -307,10 +307,14 @@ static int authenticate(http_server *srv, struct MHD_Connection *c, sqe_principa
         snprintf(msg, sizeof msg, "Service unavailable: %s", e.message[0] ? e.message : "server busy");
         *answered = send_text(c, 503, msg, "Retry-After", "1");
     } else {
-        /* a Basic challenge: clients then send their configured credentials */
+        /* a Basic challenge: clients then send their configured credentials; a refused
+         * bearer token gets RFC 6750's invalid_token (the reason is in the body) */
         snprintf(msg, sizeof msg, "Unauthorized: %s",
                  e.message[0] ? e.message : "authentication failed");
-        *answered = send_text(c, 401, msg, "WWW-Authenticate", "Basic realm=\"sqe\"");
+        bool bearer = authz && strncasecmp(authz, "Bearer ", 7) == 0;
+        *answered = send_text(c, 401, msg, "WWW-Authenticate",
+                              bearer ? "Bearer realm=\"sqe\", error=\"invalid_token\""
+                                     : "Basic realm=\"sqe\"");
     }
     return rc ? rc : SQE_ERR_GENERIC_INTERNAL_ERROR;
 }
