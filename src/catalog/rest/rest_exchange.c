@@ -163,6 +163,11 @@ static int discover(rest_exchange *x, sqe_error *err) {
             rc = err_set(err, SQE_ERR_IO_ERROR,
                          "token exchange discovery: %s names no http(s) token_endpoint",
                          x->discovery_url);
+        else if (!strncmp(json_string_value(te), "http://", 7) &&
+                 !strncmp(x->discovery_url, "https://", 8))
+            rc = err_set(err, SQE_ERR_IO_ERROR,
+                         "token exchange discovery: %s names a plain http token_endpoint",
+                         x->discovery_url);
         else
             endpoint = json_string_value(te);
     }
