@@ -85,6 +85,7 @@ audience = "catalog"
         if entry["token"]:
             assert entry["token"] not in text
     assert "sqe-test-secret" not in text
+    assert SqeServe.sanitizer_report(text) is None, text[-3000:]
 
 
 def run(env, sql, token, user):
