@@ -9,18 +9,23 @@
  * (HTTP_RETRY_NO: a password is tried once), its body never logged. The answer is a JSON token
  * response (RFC 6749 section 5.1), bounded to OIDC_GRANT_MAX_RESPONSE bytes.
  *
- * Errors: the identity provider said no (400/401 with "error": invalid_grant, invalid_client,
+ * Errors: the identity provider said no (400/401/403 with "error": invalid_grant, invalid_client,
  * unauthorized_client, invalid_scope, access_denied, ...) -> UNAUTHENTICATED "identity provider
  * refused the <grant> grant: <error>" (the error code only, never the description, which may
  * echo input; never which of user or password was wrong); anything else the IdP answers (5xx,
  * a body that is not a token response) or a transport failure -> IO_ERROR naming the endpoint;
- * OUT_OF_MEMORY. The `error` member of the result holds the OAuth error code when there was one.
+ * OUT_OF_MEMORY. The `error` member of the result holds the OAuth error code when there was one
+ * (only codes of RFC 6749's characters, at most 47 of them; anything else is an IO_ERROR).
  *
  * Thread-safe: a grant client may be used from many threads at once.
  *
  * INTERFACE: oidc_grant_client_create, oidc_grant_client_destroy, oidc_grant_password,
  *   oidc_grant_client_credentials, oidc_grant_refresh, oidc_grant_exchange,
- *   oidc_grant_authorization_code, oidc_tokens_clear, oidc_pkce_new, oidc_random_state.
+ *   oidc_grant_authorization_code, oidc_tokens_clear, oidc_pkce_new, oidc_random_state;
+ *   the pieces, for tests: oidc_pkce_challenge, oidc_form_add, oidc_basic_credentials,
+ *   oidc_tokens_parse.
+ * NOTES: jansson keeps its own copies of the parsed strings and frees them without wiping; the
+ *   form, the Basic header, the response body and every string of oidc_tokens are wiped.
  */
 #ifndef SQE_AUTH_OIDC_GRANT_H
 #define SQE_AUTH_OIDC_GRANT_H
@@ -30,6 +35,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/strbuf.h"
 
 #define OIDC_GRANT_MAX_RESPONSE (64u * 1024u)
 
@@ -56,6 +62,7 @@ typedef struct oidc_tokens {
     char *issued_token_type;   /* token exchange: urn:ietf:params:oauth:token-type:... */
     int64_t expires_at_ms;
     int64_t refresh_expires_at_ms;
+    char error[48];            /* after an UNAUTHENTICATED refusal: the OAuth error code */
 } oidc_tokens;
 
 /* Creates a client (strings copied). INVALID_ARGUMENTS for a missing endpoint or client id.
@@ -65,7 +72,7 @@ int oidc_grant_client_create(const oidc_grant_config *cfg, oidc_grant_client **o
 void oidc_grant_client_destroy(oidc_grant_client *c);
 
 /* grant_type=password for user and password. On success *out is filled (caller clears it);
- * on error *out is zeroed. Same contract for every grant below. */
+ * on error *out is zeroed but for `error`. Same contract for every grant below. */
 int oidc_grant_password(oidc_grant_client *c, const char *user, const char *password,
                         oidc_tokens *out, sqe_error *err);
 /* grant_type=client_credentials, authenticated as client_id:client_secret given here (a
@@ -98,5 +105,26 @@ typedef struct oidc_pkce {
 int oidc_pkce_new(oidc_pkce *out, sqe_error *err);
 /* n-1 random base64url characters (from the system's CSPRNG) and a NUL into buf (n >= 17). */
 int oidc_random_state(char *buf, size_t n, sqe_error *err);
+
+/* ---- the pieces, exposed for the unit tests ------------------------------------------------ */
+
+/* The S256 challenge of verifier (43..128 characters of [A-Za-z0-9-._~], RFC 7636 4.1) into
+ * out: base64url without padding of SHA-256(verifier). INVALID_ARGUMENTS for another
+ * verifier. */
+int oidc_pkce_challenge(const char *verifier, char out[64], sqe_error *err);
+/* Appends "&name=value" (no '&' when sb is empty) to sb, name and value percent-encoded as RFC
+ * 3986 says (everything but A-Z a-z 0-9 - . _ ~ as %XX, upper-case hex). Check sb->failed. */
+void oidc_form_add(strbuf *sb, const char *name, const char *value);
+/* "Basic " + base64(form-urlencode(client_id) ":" form-urlencode(secret)) (RFC 6749 2.3.1) into
+ * out. Check out->failed. */
+void oidc_basic_credentials(strbuf *out, const char *client_id, const char *client_secret);
+/* Parses a 2xx token response body of len bytes received at now_ms into *out (caller clears
+ * it): a JSON object with a non-empty string access_token; token_type, refresh_token,
+ * id_token, scope, issued_token_type strings when present (null = absent); expires_in and
+ * refresh_expires_in integers 0..10 years when present. IO_ERROR "<what> answered with an
+ * invalid token response: <why>" for anything else (a body over OIDC_GRANT_MAX_RESPONSE
+ * included), OUT_OF_MEMORY; on error *out is zeroed. */
+int oidc_tokens_parse(const char *body, size_t len, int64_t now_ms, const char *what,
+                      oidc_tokens *out, sqe_error *err);
 
 #endif

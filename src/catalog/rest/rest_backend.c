@@ -34,6 +34,7 @@ typedef struct rest_impl {
     char *static_token, *client_id, *client_secret, *scope, *token_uri;
     bool vended;
     bool service_identity;         /* never send the session token */
+    rest_exchange *exchange;       /* auth = "token_exchange", or NULL */
     pthread_mutex_t lock;          /* everything below */
     bool configured;
     char *base;                    /* "/v1/<prefix>" or "/v1" */
@@ -47,13 +48,19 @@ static char *dupn(const char *s) { return s ? strdup(s) : NULL; }
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
-/* *tok = the token a request made for who carries (malloc'ed copy or NULL): the caller's own
+/* *tok = the token a request made for who carries (malloc'ed copy or NULL): with token
+ * exchange, the one issued for who and the catalog's audience; else the caller's own
  * (who->token, unless the catalog uses a service identity), else the configured one; *from_oauth
- * tells whether it came from the client-credentials flow (refreshable). */
+ * tells whether it came from the client-credentials flow or an exchange (refreshable). */
 static int current_token(rest_impl *r, const sqe_principal *who, bool force_refresh, char **tok,
                          bool *from_oauth, sqe_error *err) {
     *tok = NULL;
     *from_oauth = false;
+    if (r->exchange) {
+        *from_oauth = true;
+        return rest_exchange_token(r->exchange, who ? who->token : NULL,
+                                   who ? who->token_expires_ms : 0, force_refresh, tok, err);
+    }
     if (who && who->token && !r->service_identity)
         return (*tok = strdup(who->token)) ? SQE_OK : err_nomem(err, "token");
     if (r->static_token) return (*tok = strdup(r->static_token)) ? SQE_OK : err_nomem(err, "token");
@@ -972,6 +979,7 @@ static void rb_close(void *impl) {
     free(r->token_uri);
     free(r->base);
     free(r->oauth_token);
+    rest_exchange_destroy(r->exchange);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -1010,6 +1018,14 @@ int ice_backend_rest(const rest_backend_config *cfg, ice_backend **out, sqe_erro
     r->client_secret = dupn(cfg->oauth2_client_secret);
     r->scope = dupn(cfg->oauth2_scope);
     r->token_uri = dupn(cfg->oauth2_token_uri);
+    if (cfg->token_exchange) {
+        int xrc = rest_exchange_create(cfg->token_exchange, &r->exchange, err);
+        if (xrc) {
+            rb_close(r);
+            free(b);
+            return xrc;
+        }
+    }
     if (cfg->location_root && *cfg->location_root) {
         r->location_root = strdup(cfg->location_root);
         size_t n = r->location_root ? strlen(r->location_root) : 0;
