@@ -55,7 +55,6 @@ def nessie(tmp_path_factory, keycloak, s3_peer):
     key = s3_peer.add_user("nessie")
     ns = nessie_peer.Nessie(tmp_path_factory.mktemp("nessie"), keycloak.issuer("sqe"),
                             s3_peer.endpoint, key, "s3://lake/nessie")
-    ns.s3_key = key
     try:
         ns.start()
         print(f"\nNessie {nessie_peer.VERSION} ready at {ns.base_url} "

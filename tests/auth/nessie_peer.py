@@ -12,6 +12,7 @@ INTERFACE
     Nessie(workdir, issuer, s3_endpoint, s3_key, warehouse_location)
         .start(timeout) / .stop() / .log_tail(n)
         .base_url, .iceberg_uri (the Iceberg REST base: <base_url>/iceberg), .warehouse (its name),
+        .s3_key (the (key id, secret) it reads and writes metadata with),
         .start_seconds
         .access_log() -> [AccessEntry(user, method, path, status)], in request order
         .calls_by(user, path_part="") -> the access log entries of `user` (whose path has path_part)
