@@ -12,8 +12,8 @@
 #     a file named .complete marks a finished install, nothing is fetched when it is there;
 #   - Nessie 0.99.0 (the second real REST catalog of tests/auth) in
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/nessie-0.99.0: Maven Central's nessie-quarkus
-#     runner jar (245 MB, run with a JDK >= 21) checked by its published SHA-1; nothing is
-#     fetched when the jar is there.
+#     runner jar (245 MB, run with a JDK >= 21; not fetched without one) checked by its
+#     published SHA-1; nothing is fetched when the jar is there.
 # A stamp file records the inputs of the last successful run; nothing is redone when they match.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,6 +98,10 @@ nessie_install() {
   local root="${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/nessie-$NESSIE_VERSION"
   local name="nessie-quarkus-$NESSIE_VERSION-runner.jar"
   [ -f "$root/$name" ] && return 0
+  if [ -z "$(find_jdk21)" ]; then
+    echo "setup: no JDK >= 21 under /usr/lib/jvm: Nessie not installed (its tests will skip)"
+    return 0
+  fi
   local url="https://repo1.maven.org/maven2/org/projectnessie/nessie/nessie-quarkus/$NESSIE_VERSION/$name"
   local want; want=$(curl -sSfL "$url.sha1" | cut -c1-40)
   mkdir -p "$root"
