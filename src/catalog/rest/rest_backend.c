@@ -14,6 +14,7 @@
  */
 #include "catalog/rest/rest_backend.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,18 +160,23 @@ static int ensure_config(rest_impl *r, const sqe_principal *who, sqe_error *err)
     strbuf_init(&base);
     strbuf_puts(&base, "/v1");
     if (prefix && *prefix) {
-        /* the prefix is a path (it may hold '/'): encode each segment */
+        /* the prefix is a path (it may hold '/'): encode each segment; a "%XX" escape in it
+         * is kept as it is (Nessie answers "main%7Cwarehouse", to be used verbatim in the path
+         * as Iceberg's own clients do; encoding it again names another reference) */
         const char *p = prefix;
         while (*p) {
             const char *slash = strchr(p, '/');
             size_t n = slash ? (size_t)(slash - p) : strlen(p);
-            char seg[512];
-            if (n >= sizeof seg) n = sizeof seg - 1;
-            memcpy(seg, p, n);
-            seg[n] = '\0';
-            if (n) {
-                strbuf_putc(&base, '/');
-                rest_url_encode(&base, seg);
+            if (n) strbuf_putc(&base, '/');
+            for (size_t i = 0; i < n; i++) {
+                char ch[2] = {p[i], '\0'};
+                if (p[i] == '%' && i + 2 < n && isxdigit((unsigned char)p[i + 1]) &&
+                    isxdigit((unsigned char)p[i + 2])) {
+                    strbuf_append(&base, p + i, 3);
+                    i += 2;
+                } else {
+                    rest_url_encode(&base, ch);
+                }
             }
             p += slash ? (size_t)(slash - p) + 1 : strlen(p);
         }
