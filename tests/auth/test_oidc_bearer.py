@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import jwt_forge
-from sqe_serve import Serve, adbc_query, trino_query
+from oidc_clients import adbc_query, serve, stop_clean, trino_query
 
 TTL_S = 3
 
@@ -36,10 +36,10 @@ def oidc_toml(kc, extra="", oidc_extra=""):
 @pytest.fixture(scope="module")
 def server(keycloak, tmp_path_factory):
     # every refusal of this module comes from 127.0.0.1: the address limit is not under test here
-    s = Serve(tmp_path_factory.mktemp("oidc-bearer"),
+    s = serve(tmp_path_factory.mktemp("oidc-bearer"),
               oidc_toml(keycloak, extra="max_failures_per_address = 100000\n"))
     yield s
-    s.stop()
+    stop_clean(s)
 
 
 @pytest.fixture(scope="module")
@@ -220,8 +220,8 @@ def test_oversized_token(server):
 
 
 def test_refusals_count_toward_the_address_limit(keycloak, tmp_path_factory):
-    s = Serve(tmp_path_factory.mktemp("oidc-limit"),
-              oidc_toml(keycloak, extra="max_failures_per_address = 3\n"), flight=False)
+    s = serve(tmp_path_factory.mktemp("oidc-limit"),
+              oidc_toml(keycloak, extra="max_failures_per_address = 3\n"))
     try:
         good = token(keycloak, "alice")
         for _ in range(5):  # 3 free failures, then backoff windows (250 ms, doubling)
@@ -229,7 +229,7 @@ def test_refusals_count_toward_the_address_limit(keycloak, tmp_path_factory):
         status, _, body = trino_status(s, good)
         assert status == 401 and "Too many failed" in body, body
     finally:
-        s.stop()
+        stop_clean(s)
 
 
 # --- rotation -------------------------------------------------------------------------------
@@ -296,9 +296,9 @@ class Relay:
 
 def test_idp_unreachable_fails_closed(keycloak, tmp_path_factory):
     relay = Relay(keycloak)
-    s = Serve(tmp_path_factory.mktemp("oidc-down"),
+    s = serve(tmp_path_factory.mktemp("oidc-down"),
               oidc_toml(keycloak, oidc_extra=f'discovery_url = "http://127.0.0.1:{relay.port}'
-                                             f'/discovery"\n'), flight=False)
+                                             f'/discovery"\n'))
     try:
         tok = token(keycloak, "alice")
         assert trino_status(s, tok)[0] == 200
@@ -311,5 +311,5 @@ def test_idp_unreachable_fails_closed(keycloak, tmp_path_factory):
         time.sleep(1.2)  # past the refetch interval
         assert trino_status(s, tok)[0] == 200  # back when the IdP is
     finally:
-        s.stop()
+        stop_clean(s)
         relay.close()
