@@ -42,8 +42,11 @@
 #   rest-s3  tests/rest_s3: a REST catalog on S3 (moto, signature checks): per-user vended and
 #            STS credentials, reads and writes, faults, the Iceberg SQL corpus on REST + S3
 #   idp      tests/auth: a real Keycloak 26.7.3 (one per run, free loopback ports) with the realm
-#            files there: the tokens, claims and discovery the identity tests rely on. Runs when
-#            scripts/setup.sh has cached Keycloak and a JDK >= 21 exists (else noted, not counted)
+#            files there: the tokens, claims and discovery the identity tests rely on; and a real
+#            Nessie 0.99.0 (one per run, warehouse on moto S3, OIDC against that Keycloak) as a
+#            REST catalog that `sqe serve` (ASan) reaches with alice's and bob's own tokens. Runs
+#            when scripts/setup.sh has cached Keycloak and a JDK >= 21 exists (else noted, not
+#            counted); the Nessie tests skip, with the reason, when its jar is not cached
 #   python   tests/cli, tests/bench, tests/sqlite and tests/layers (pytest): JSON output, the
 #            include rule between src/ layers (scripts/check_layers.py), the benchmark harness
 #            at SF 0.01, slt_runner's hash results and SQLite corpus mode
@@ -322,8 +325,8 @@ if [ -x "$PYTHON" ] && ! why="$("$PYTHON" tests/auth/keycloak_peer.py present)";
   echo "== Keycloak identity provider (tests/auth)"
   stage_note idp "$why"
 else
-  pytest_stage idp "Keycloak identity provider: realm files, tokens, discovery, JWKS (tests/auth)" \
-    "$PYTHON" -m pytest -q -p no:cacheprovider tests/auth
+  pytest_stage idp "Keycloak and Nessie: tokens, discovery, JWKS; each user's token on Nessie (tests/auth)" \
+    env SQE_BIN="$PWD/build-asan/sqe" "$PYTHON" -m pytest -q -p no:cacheprovider tests/auth
 fi
 pytest_stage python "CLI and benchmark smoke tests, slt_runner's corpus features, the layer rule" \
   "$PYTHON" -m pytest -q -p no:cacheprovider tests/cli tests/bench tests/sqlite tests/layers

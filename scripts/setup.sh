@@ -9,7 +9,11 @@
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/keycloak-26.7.3: Maven Central's
 #     keycloak-quarkus-dist tar.gz checked by its published SHA-1, unpacked, and its Quarkus app
 #     built once for start-dev with the machine's JDK >= 21 (a Temurin 25 under /usr/lib/jvm);
-#     a file named .complete marks a finished install, nothing is fetched when it is there.
+#     a file named .complete marks a finished install, nothing is fetched when it is there;
+#   - Nessie 0.99.0 (the second real REST catalog of tests/auth) in
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/nessie-0.99.0: Maven Central's nessie-quarkus
+#     runner jar (245 MB, run with a JDK >= 21; not fetched without one) checked by its
+#     published SHA-1; nothing is fetched when the jar is there.
 # A stamp file records the inputs of the last successful run; nothing is redone when they match.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,11 +92,35 @@ keycloak_install() {
   touch "$root/.complete"
 }
 
+# Nessie for tests/auth (nessie_peer.py reads the same path).
+NESSIE_VERSION=0.99.0
+nessie_install() {
+  local root="${XDG_CACHE_HOME:-$HOME/.cache}/sqe-tools/nessie-$NESSIE_VERSION"
+  local name="nessie-quarkus-$NESSIE_VERSION-runner.jar"
+  [ -f "$root/$name" ] && return 0
+  if [ -z "$(find_jdk21)" ]; then
+    echo "setup: no JDK >= 21 under /usr/lib/jvm: Nessie not installed (its tests will skip)"
+    return 0
+  fi
+  local url="https://repo1.maven.org/maven2/org/projectnessie/nessie/nessie-quarkus/$NESSIE_VERSION/$name"
+  local want; want=$(curl -sSfL "$url.sha1" | cut -c1-40)
+  mkdir -p "$root"
+  echo "setup: fetching Nessie $NESSIE_VERSION for tests/auth (245 MB)"
+  curl -sSfL -o "$root/$name.tmp" "$url"
+  if [ "$(sha1sum < "$root/$name.tmp" | cut -c1-40)" != "$want" ]; then
+    rm -f "$root/$name.tmp"
+    echo "setup: $name does not match its published SHA-1" >&2
+    return 1
+  fi
+  mv "$root/$name.tmp" "$root/$name"
+}
+
 stamp_value="$(printf '%s\n' "${APT_PACKAGES[@]}" "${PIP_PACKAGES[@]}" | sha256sum | cut -c1-16)"
 stamp_file="$CACHE/setup.stamp"
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp_value" ] && [ -x "$CACHE/venv/bin/python" ]; then
   trino_oracle_install
   keycloak_install
+  nessie_install
   exit 0
 fi
 
@@ -128,5 +156,6 @@ fi
 
 trino_oracle_install
 keycloak_install
+nessie_install
 echo "$stamp_value" > "$stamp_file"
 echo "setup: done"

@@ -7,8 +7,11 @@
  *   auth keys map onto rest_backend_config. auth = "session_bearer" (the default) sends the
  *   calling session's own token (the principal the statement runs as carries the user's
  *   bearer token, common/principal.h) and no token of SQE's; "static" sends token; and
- *   "client_credentials" a token from the OAuth2 endpoint; "anonymous" none. Only
- *   session_bearer ever carries a user's token. A warehouse that is a location ("/...",
+ *   "client_credentials" a token from the OAuth2 endpoint; "anonymous" none;
+ *   "token_exchange" a token exchanged for the user's own at the identity provider of
+ *   [auth.oidc] (issuer, discovery_url, client_id, client_secret or client_secret_file,
+ *   http_timeout) for the catalog's audience (catalog/rest/rest_exchange.h). Only
+ *   session_bearer ever forwards a user's own token. A warehouse that is a location ("/...",
  *   "file:...", "s3://...") also roots the default locations of new tables in namespaces
  *   without a "location" property.
  * - The database keeps its catalogs in a plain array that sessions read without a lock, so the
@@ -26,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/crypto.h>
 
 #include "catalog/catalog_iceberg.h"
 #include "catalog/rest/rest_backend.h"
@@ -61,7 +66,31 @@ static bool is_location(const char *s) {
     return s[0] == '/' || !strncmp(s, "file:", 5) || strstr(s, "://") != NULL;
 }
 
-static int open_rest(const config_catalog *cc, sqe_db *db, catalog **out, sqe_error *err) {
+/* The secret of [auth.oidc] client_secret_file (trailing newlines dropped) into *out (malloc'ed;
+ * the caller wipes it). */
+static int read_secret_file(const char *path, char **out, sqe_error *err) {
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "[auth.oidc] client_secret_file %s cannot be read", path);
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    bool more = n == sizeof buf && fgetc(f) != EOF;
+    fclose(f);
+    if (more) {
+        OPENSSL_cleanse(buf, sizeof buf);
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "[auth.oidc] client_secret_file %s is larger than 4 KiB", path);
+    }
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+    *out = strndup(buf, n);
+    OPENSSL_cleanse(buf, sizeof buf);
+    return *out ? SQE_OK : err_nomem(err, "client secret");
+}
+
+static int open_rest(const config *cfg, const config_catalog *cc, sqe_db *db, catalog **out,
+                     sqe_error *err) {
     rest_backend_config rc;
     memset(&rc, 0, sizeof rc);
     rc.uri = cc->uri;
@@ -88,9 +117,28 @@ static int open_rest(const config_catalog *cc, sqe_db *db, catalog **out, sqe_er
     } else if (!strcmp(cc->auth, "anonymous")) {
         rc.service_identity = true;
     }
+    rest_exchange_config xc;
+    char *secret = NULL;
+    if (!strcmp(cc->auth, "token_exchange")) {
+        const config_oidc *o = &cfg->auth.oidc;
+        if (*o->client_secret_file) SQE_TRY(read_secret_file(o->client_secret_file, &secret, err));
+        xc = (rest_exchange_config){
+            .issuer = o->issuer,
+            .discovery_url = o->discovery_url,
+            .client_id = o->client_id,
+            .client_secret = secret ? secret : o->client_secret,
+            .audience = cc->audience,
+            .timeout_ms = o->http_timeout_ms,
+        };
+        rc.token_exchange = &xc;
+    }
     ice_backend *b = NULL;
     int rcode = ice_backend_rest(&rc, &b, err);
     free(id);
+    if (secret) {
+        OPENSSL_cleanse(secret, strlen(secret));
+        free(secret);
+    }
     SQE_TRY(rcode);
     return catalog_open_iceberg_backend(cc->name, b, &db->tracker, out, err);
 }
@@ -125,12 +173,12 @@ static int open_sqlite(const config_catalog *cc, const char *data_dir, sqe_db *d
     return catalog_open_iceberg(cc->name, file, wh, &db->tracker, out, err);
 }
 
-static int attach_one(const config_catalog *cc, const char *data_dir, sqe_db *db, bool first,
-                      sqe_error *err) {
+static int attach_one(const config *cfg, const config_catalog *cc, const char *data_dir,
+                      sqe_db *db, bool first, sqe_error *err) {
     catalog *c = NULL;
     int rc;
     if (!strcmp(cc->type, "rest"))
-        rc = open_rest(cc, db, &c, err);
+        rc = open_rest(cfg, cc, db, &c, err);
     else if (!strcmp(cc->type, "sqlite"))
         rc = open_sqlite(cc, data_dir, db, &c, err);
     else
@@ -190,8 +238,9 @@ int cli_database_open(const config *cfg, const sqe_db_options *base, sqe_db **ou
 }
 
 int cli_catalogs_attach(const config *cfg, const char *data_dir, sqe_db *db, sqe_error *err) {
-    if (!strcmp(cfg->catalog.type, "rest")) SQE_TRY(attach_one(&cfg->catalog, data_dir, db, true, err));
+    if (!strcmp(cfg->catalog.type, "rest"))
+        SQE_TRY(attach_one(cfg, &cfg->catalog, data_dir, db, true, err));
     for (size_t i = 0; i < cfg->n_catalogs; i++)
-        SQE_TRY(attach_one(&cfg->catalogs[i], data_dir, db, false, err));
+        SQE_TRY(attach_one(cfg, &cfg->catalogs[i], data_dir, db, false, err));
     return SQE_OK;
 }

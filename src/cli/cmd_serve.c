@@ -34,6 +34,7 @@
  *   links); otherwise a configured flight_sql_port is reported as not available.
  */
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -48,6 +49,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "io/io.h"
+#include "server/core/auth_oidc.h"
 #include "server/core/srv_core.h"
 #include "server/trino/trino_server.h"
 #ifdef SQE_WITH_FLIGHT
@@ -302,6 +304,7 @@ int cli_serve_main(int argc, char **argv) {
     flight_server *flight = NULL;
 #endif
     char where[320];
+    char *oauth2_secret = NULL; /* [auth.oidc]'s client secret, until the Trino server has it */
 
     if (srv_core_create(&cfg, &core, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: %s\n", err.message);
@@ -358,15 +361,25 @@ int cli_serve_main(int argc, char **argv) {
         trino_oauth2_options oa;
         trino_oauth2_options_init(&oa);
         if (cfg.auth.oidc.external_authentication) {
+            if (auth_oidc_client_secret(&cfg.auth.oidc, &oauth2_secret, &err) != SQE_OK) {
+                fprintf(stderr, "sqe serve: %s\n", err.message);
+                goto out;
+            }
             oa.idp = srv_core_oidc_idp(core);
             oa.client_id = cfg.auth.oidc.client_id;
-            oa.client_secret = cfg.auth.oidc.client_secret;
+            oa.client_secret = oauth2_secret; /* copied by trino_server_create */
             oa.scope = cfg.auth.oidc.scope;
             oa.redirect_url = cfg.auth.oidc.redirect_url;
             oa.http_timeout_ms = cfg.auth.oidc.http_timeout_ms;
             to.oauth2 = &oa;
         }
-        if (trino_server_create(db, &to, &trino, &err) != SQE_OK) {
+        int trc = trino_server_create(db, &to, &trino, &err);
+        if (oauth2_secret) {
+            OPENSSL_cleanse(oauth2_secret, strlen(oauth2_secret));
+            free(oauth2_secret);
+            oauth2_secret = NULL;
+        }
+        if (trc != SQE_OK) {
             fprintf(stderr, "sqe serve: Trino HTTP: %s\n", err.message);
             goto out;
         }

@@ -29,7 +29,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import keycloak_peer  # noqa: E402
-from sqe_serve import Serve, trino_conn  # noqa: E402
+from oidc_clients import serve, stop_clean, trino_conn  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 JAR = Path(os.environ.get("TRINO_CLI_JAR",
@@ -47,11 +47,11 @@ def sqe(keycloak, tmp_path_factory):
         f'client_secret = "{keycloak_peer.client_secret("sqe")}"\n'
         "allow_insecure_http = true\n"
         "external_authentication = true\n")
-    srv = Serve(tmp_path_factory.mktemp("oauth2"), toml, flight=False)
+    srv = serve(tmp_path_factory.mktemp("oauth2"), toml)
     keycloak.add_redirect_uri(srv.trino_url + "/oauth2/callback")
     yield srv
-    out = srv.stop()
-    assert "x_token_server" not in out
+    log = stop_clean(srv)
+    assert "sqe-test-secret" not in log and "x_token_server" not in log
 
 
 def session(serve):
@@ -278,7 +278,7 @@ def test_forged_and_reused_state(sqe):
     assert r.status_code == 400 and "already completed" in r.text
     got = poll(sqe, token_url)
     assert keycloak_peer.decode_jwt(got["token"])[1]["preferred_username"] == "alice"
-    assert got["token"] not in sqe.log() and q["code"] not in sqe.log()
+    assert got["token"] not in sqe.log_text() and q["code"] not in sqe.log_text()
 
 
 def test_identity_provider_error(sqe):
@@ -340,5 +340,5 @@ def test_basic_credentials_get_no_login(sqe):
 
 
 def test_log_has_no_secrets(sqe):
-    out = sqe.log()
+    out = sqe.log_text()
     assert "sqe-test-secret" not in out and "code_verifier" not in out

@@ -2,8 +2,10 @@
 
 SqeServe(binary, workdir, toml="") writes workdir/sqe.toml, starts `sqe serve` on free Trino and
 Flight SQL ports with its data_dir under workdir (never ~/.sqe), waits for /readyz and offers:
-(with home=DIR instead: HOME=DIR and the default data_dir, DIR/.sqe, as a user's `sqe serve`)
-  .trino_port .flight_port .pid .flight_uri
+(with home=DIR instead: HOME=DIR and the default data_dir, DIR/.sqe, as a user's `sqe serve`;
+with tls=True: a self-signed certificate for 127.0.0.1 in workdir, [coordinator.tls] on both
+ports, .cert its path, .trino_url https and .flight_uri grpc+tls)
+  .trino_port .flight_port .pid .flight_uri .trino_url
   .rss_kib()        the server's resident set from /proc/<pid>/status (VmRSS), in KiB
   .alive()          the process has not exited
   .log_text()       everything the server printed so far
@@ -16,6 +18,7 @@ tests/integration/test_make_run.py and bench/serve_stream.py.
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import time
 import urllib.request
@@ -37,8 +40,19 @@ def free_port():
         return s.getsockname()[1]
 
 
+def make_cert(d):
+    """A self-signed certificate for 127.0.0.1: (d/cert.pem, d/key.pem)."""
+    d = Path(d)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")],
+                   check=True, capture_output=True)
+    return d / "cert.pem", d / "key.pem"
+
+
 class SqeServe:
-    def __init__(self, binary, workdir, toml="", env=None, args=(), ready_timeout=60, home=None):
+    def __init__(self, binary, workdir, toml="", env=None, args=(), ready_timeout=60, home=None,
+                 tls=False):
         self.binary = Path(binary)
         if not self.binary.exists():
             raise FileNotFoundError(f"{self.binary} is not built")
@@ -46,7 +60,14 @@ class SqeServe:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.trino_port = free_port()
         self.flight_port = free_port()
-        self.flight_uri = f"grpc://127.0.0.1:{self.flight_port}"
+        scheme = "https" if tls else "http"
+        self.trino_url = f"{scheme}://127.0.0.1:{self.trino_port}"
+        self.flight_uri = f"grpc{'+tls' if tls else ''}://127.0.0.1:{self.flight_port}"
+        self.cert = None
+        if tls:
+            self.cert, key = make_cert(self.workdir)
+            toml = (f'[coordinator.tls]\ncert_file = "{self.cert}"\nkey_file = "{key}"\n'
+                    + toml)
         self.config = self.workdir / "sqe.toml"
         self.config.write_text(toml)
         self.log_path = self.workdir / f"serve-{self.trino_port}.log"
@@ -68,10 +89,11 @@ class SqeServe:
 
     def _wait_ready(self, timeout):
         deadline = time.time() + timeout
-        url = f"http://127.0.0.1:{self.trino_port}/readyz"
+        url = self.trino_url + "/readyz"
+        ctx = ssl.create_default_context(cafile=str(self.cert)) if self.cert else None
         while True:
             try:
-                with urllib.request.urlopen(url, timeout=2) as r:
+                with urllib.request.urlopen(url, timeout=2, context=ctx) as r:
                     if r.status == 200 and "sqe serve: ready" in self.log_text():
                         return
             except OSError:

@@ -2,8 +2,9 @@
  * test_oidc_grant.c: the offline parts of the OAuth grants (src/auth/oidc_grant.c): PKCE S256
  * against RFC 7636 Appendix B, random verifiers and states, RFC 3986 form encoding, the
  * client_secret_basic header (RFC 6749 2.3.1), token response parsing (expiry arithmetic,
- * missing and wrongly typed members, bounded size), client configuration refusals, and an
- * unreachable endpoint. The grants against a real identity provider: tests/auth/test_oidc_grant.py.
+ * missing and wrongly typed members, bounded size), client configuration refusals, an
+ * unreachable endpoint, and the offline refusals of the REST catalog's token exchanger
+ * (catalog/rest/rest_exchange.h). The grants against a real identity provider: tests/auth/test_oidc_grant.py.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "auth/oidc_grant.h"
+#include "catalog/rest/rest_exchange.h"
 #include "common/base64.h"
 
 #define NOW 1700000000000LL
@@ -211,12 +213,38 @@ static void test_client_config(void **state) {
     oidc_grant_client_destroy(NULL);
 }
 
+static void test_rest_exchange_refusals(void **state) {
+    (void)state;
+    sqe_error err = {0};
+    rest_exchange *x = NULL;
+    rest_exchange_config xc = {.issuer = "http://127.0.0.1:1/realms/sqe", .client_id = "sqe"};
+    assert_int_equal(rest_exchange_create(&xc, &x, &err), SQE_ERR_INVALID_ARGUMENTS);
+    assert_null(x);
+    xc.audience = "catalog";
+    xc.timeout_ms = 2000;
+    assert_int_equal(rest_exchange_create(&xc, &x, &err), SQE_OK);
+    assert_string_equal(rest_exchange_audience(x), "catalog");
+    char *tok = (char *)1;
+    /* no subject token: refused before any request */
+    assert_int_equal(rest_exchange_token(x, NULL, 0, false, &tok, &err), SQE_ERR_UNAUTHENTICATED);
+    assert_null(tok);
+    assert_non_null(strstr(err.message, "audience catalog"));
+    /* nobody on port 1: discovery fails with IO_ERROR naming the discovery URL, not the token */
+    assert_int_equal(rest_exchange_token(x, "subject-token-value", 0, false, &tok, &err),
+                     SQE_ERR_IO_ERROR);
+    assert_null(tok);
+    assert_non_null(strstr(err.message, "/realms/sqe/.well-known/openid-configuration"));
+    assert_null(strstr(err.message, "subject-token-value"));
+    rest_exchange_destroy(x);
+    rest_exchange_destroy(NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pkce_rfc7636_example), cmocka_unit_test(test_pkce_new_and_state),
         cmocka_unit_test(test_form_encoding),        cmocka_unit_test(test_basic_credentials),
         cmocka_unit_test(test_tokens_parse),         cmocka_unit_test(test_tokens_refused),
-        cmocka_unit_test(test_client_config),
+        cmocka_unit_test(test_client_config),        cmocka_unit_test(test_rest_exchange_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
  */
 #include "catalog/rest/rest_backend.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ typedef struct rest_impl {
     char *static_token, *client_id, *client_secret, *scope, *token_uri;
     bool vended;
     bool service_identity;         /* never send the session token */
+    rest_exchange *exchange;       /* auth = "token_exchange", or NULL */
     pthread_mutex_t lock;          /* everything below */
     bool configured;
     char *base;                    /* "/v1/<prefix>" or "/v1" */
@@ -47,13 +49,19 @@ static char *dupn(const char *s) { return s ? strdup(s) : NULL; }
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
-/* *tok = the token a request made for who carries (malloc'ed copy or NULL): the caller's own
+/* *tok = the token a request made for who carries (malloc'ed copy or NULL): with token
+ * exchange, the one issued for who and the catalog's audience; else the caller's own
  * (who->token, unless the catalog uses a service identity), else the configured one; *from_oauth
- * tells whether it came from the client-credentials flow (refreshable). */
+ * tells whether it came from the client-credentials flow or an exchange (refreshable). */
 static int current_token(rest_impl *r, const sqe_principal *who, bool force_refresh, char **tok,
                          bool *from_oauth, sqe_error *err) {
     *tok = NULL;
     *from_oauth = false;
+    if (r->exchange) {
+        *from_oauth = true;
+        return rest_exchange_token(r->exchange, who ? who->token : NULL,
+                                   who ? who->token_expires_ms : 0, force_refresh, tok, err);
+    }
     if (who && who->token && !r->service_identity)
         return (*tok = strdup(who->token)) ? SQE_OK : err_nomem(err, "token");
     if (r->static_token) return (*tok = strdup(r->static_token)) ? SQE_OK : err_nomem(err, "token");
@@ -152,18 +160,23 @@ static int ensure_config(rest_impl *r, const sqe_principal *who, sqe_error *err)
     strbuf_init(&base);
     strbuf_puts(&base, "/v1");
     if (prefix && *prefix) {
-        /* the prefix is a path (it may hold '/'): encode each segment */
+        /* the prefix is a path (it may hold '/'): encode each segment; a "%XX" escape in it
+         * is kept as it is (Nessie answers "main%7Cwarehouse", to be used verbatim in the path
+         * as Iceberg's own clients do; encoding it again names another reference) */
         const char *p = prefix;
         while (*p) {
             const char *slash = strchr(p, '/');
             size_t n = slash ? (size_t)(slash - p) : strlen(p);
-            char seg[512];
-            if (n >= sizeof seg) n = sizeof seg - 1;
-            memcpy(seg, p, n);
-            seg[n] = '\0';
-            if (n) {
-                strbuf_putc(&base, '/');
-                rest_url_encode(&base, seg);
+            if (n) strbuf_putc(&base, '/');
+            for (size_t i = 0; i < n; i++) {
+                char ch[2] = {p[i], '\0'};
+                if (p[i] == '%' && i + 2 < n && isxdigit((unsigned char)p[i + 1]) &&
+                    isxdigit((unsigned char)p[i + 2])) {
+                    strbuf_append(&base, p + i, 3);
+                    i += 2;
+                } else {
+                    rest_url_encode(&base, ch);
+                }
             }
             p += slash ? (size_t)(slash - p) + 1 : strlen(p);
         }
@@ -972,6 +985,7 @@ static void rb_close(void *impl) {
     free(r->token_uri);
     free(r->base);
     free(r->oauth_token);
+    rest_exchange_destroy(r->exchange);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -1010,6 +1024,14 @@ int ice_backend_rest(const rest_backend_config *cfg, ice_backend **out, sqe_erro
     r->client_secret = dupn(cfg->oauth2_client_secret);
     r->scope = dupn(cfg->oauth2_scope);
     r->token_uri = dupn(cfg->oauth2_token_uri);
+    if (cfg->token_exchange) {
+        int xrc = rest_exchange_create(cfg->token_exchange, &r->exchange, err);
+        if (xrc) {
+            rb_close(r);
+            free(b);
+            return xrc;
+        }
+    }
     if (cfg->location_root && *cfg->location_root) {
         r->location_root = strdup(cfg->location_root);
         size_t n = r->location_root ? strlen(r->location_root) : 0;

@@ -11,10 +11,14 @@
  * properties, location; the catalog assigns ids and writes the first metadata file); commit as
  * requirements + updates (rest_commit.h) computed from the cached base version; drop; rename.
  *
- * Identity: each request carries a bearer token: the token of the statement's principal
- * (who->token, the caller's own, common/principal.h) when it has one (unless
- * cfg->service_identity), else the configured static token, else one obtained with OAuth2 client
- * credentials (cached until it expires; refreshed once on a 401), else none.
+ * Identity: each request carries a bearer token: with cfg->token_exchange, the token the
+ * identity provider issued for the statement's principal and the catalog's audience, exchanged
+ * from the principal's own token (rest_exchange.h: cached per user; exchanged again once on a
+ * 401; a principal without a token is refused with UNAUTHENTICATED, never sent anonymously);
+ * otherwise the token of the statement's principal (who->token, the caller's own,
+ * common/principal.h) when it has one (unless cfg->service_identity), else the configured
+ * static token, else one obtained with OAuth2 client credentials (cached until it expires;
+ * refreshed once on a 401), else none.
  * Cached table versions are kept per token, so one user never sees a version loaded with
  * another user's token.
  *
@@ -32,6 +36,7 @@
 
 #include "catalog/ice_backend.h"
 #include "catalog/rest/rest_client.h"
+#include "catalog/rest/rest_exchange.h"
 
 /* The code of a commit whose outcome is unknown (no errcodes.def entry of its own yet). */
 #define REST_ERR_COMMIT_STATE_UNKNOWN SQE_ERR_COMMIT_STATE_UNKNOWN
@@ -55,6 +60,8 @@ typedef struct rest_backend_config {
     bool service_identity;            /* true: every request carries the configured token (static
                                          or client credentials), never a user's; false: the
                                          principal's own token wins when it has one */
+    const rest_exchange_config *token_exchange; /* auth = "token_exchange": per-user tokens
+                                                   for this audience (copied), or NULL */
     rest_client_config http;          /* timeouts, retries, breaker (uri ignored) */
 } rest_backend_config;
 

@@ -22,7 +22,8 @@
  *   Entries idle for ENTRY_TTL_MS are reused; when a table is full the stalest entry without
  *   pending attempts is evicted, so an attacker spraying users cannot grow memory.
  * - Requests without an Authorization header never count against the address (they cost no
- *   password check); they do count per (user, address). A login the password provider was too
+ *   password check); they do count per (user, address). Requests naming no user (a bearer
+ *   token without X-Trino-User) count against their address only. A login the password provider was too
  *   busy to check (QUERY_QUEUE_FULL) or whose client went away before the check (USER_CANCELED)
  *   counts against its address, not its user.
  * - The peer key leaves out the port (a client reconnecting gets a new one).
@@ -68,6 +69,8 @@ struct auth_chain {
     pthread_mutex_t lock; /* the failure tables */
     fail_entry fails[LIMIT_SLOTS];      /* per (user, address) */
     fail_entry addr_fails[LIMIT_SLOTS]; /* per address */
+    char **impersonation_roles;
+    size_t n_impersonation_roles;
 };
 
 static int64_t mono_ms(void) {
@@ -113,6 +116,8 @@ void auth_chain_destroy(auth_chain *chain) {
     if (!chain) return;
     for (uint32_t i = 0; i < chain->n; i++)
         if (chain->providers[i].destroy) chain->providers[i].destroy(chain->providers[i].state);
+    for (size_t i = 0; i < chain->n_impersonation_roles; i++) free(chain->impersonation_roles[i]);
+    free(chain->impersonation_roles);
     pthread_mutex_destroy(&chain->lock);
     free(chain);
 }
@@ -307,25 +312,70 @@ static uint64_t credentials_digest(const auth_request *req) {
     return d ? d : 1;
 }
 
-/* The chain's decision: *principal (malloc'd user name) and the method of the provider that
- * accepted. */
-static int chain_run(auth_chain *chain, const auth_request *req, char **principal,
-                     sqe_auth_method *method, sqe_error *err) {
+int auth_chain_set_impersonation(auth_chain *chain, const char *const *roles, size_t n,
+                                 sqe_error *err) {
+    if (!n) return SQE_OK;
+    char **copy = calloc(n, sizeof *copy);
+    if (!copy) return err_nomem(err, "impersonation roles");
+    for (size_t i = 0; i < n; i++) {
+        copy[i] = strdup(roles[i]);
+        if (!copy[i]) {
+            while (i) free(copy[--i]);
+            free(copy);
+            return err_nomem(err, "impersonation roles");
+        }
+    }
+    chain->impersonation_roles = copy;
+    chain->n_impersonation_roles = n;
+    return SQE_OK;
+}
+
+/* The request names a user other than the authenticated one: refused, or (the principal holds
+ * an impersonation role) *p replaced by a principal for the claimed user. */
+static int impersonate(const auth_chain *chain, const auth_request *req, sqe_principal **p,
+                       sqe_error *err) {
+    if (!req->user || !*req->user || !strcmp(req->user, (*p)->user)) return SQE_OK;
+    if (!sqe_principal_has_any_role(*p, (const char *const *)chain->impersonation_roles,
+                                    chain->n_impersonation_roles))
+        return err_set(err, AUTH_ERR_UNAUTHENTICATED,
+                       "The claimed user does not match the authenticated user (impersonation "
+                       "is not allowed for this user)");
+    if (!auth_user_name_valid(req->user))
+        return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name");
+    sqe_principal_info info = {.user = req->user,
+                               .token = (*p)->token,
+                               .token_expires_ms = (*p)->token_expires_ms,
+                               .method = (*p)->method};
+    sqe_principal *as = NULL;
+    SQE_TRY(sqe_principal_create(&info, &as, err));
+    fprintf(stderr, "sqe serve: user '%s' runs as '%s' (impersonation)\n", (*p)->user, req->user);
+    sqe_principal_unref(*p);
+    *p = as;
+    return SQE_OK;
+}
+
+/* The chain's decision: *principal (one reference) built by the provider that accepted. */
+static int chain_run(auth_chain *chain, const auth_request *req, sqe_principal **principal,
+                     sqe_error *err) {
     char user[130], addr[64], key[200];
     claimed_user(req, user, sizeof user);
     peer_address(req->peer, addr, sizeof addr);
     snprintf(key, sizeof key, "%s\n%s", user, addr);
     bool count_addr = req->authorization != NULL;
+    /* a bearer token names no user until it is checked: only its address is counted */
+    bool count_user = user[0] != 0;
     uint64_t digest = credentials_digest(req);
     int64_t now = mono_ms();
 
     pthread_mutex_lock(&chain->lock);
-    fail_entry *e = fail_find(chain->fails, key, false, now);
+    fail_entry *e = count_user ? fail_find(chain->fails, key, false, now) : NULL;
     fail_entry *ae = count_addr ? fail_find(chain->addr_fails, addr, false, now) : NULL;
     int64_t wait = e && e->blocked_until_ms > now ? e->blocked_until_ms - now : 0;
     int64_t await = ae && ae->blocked_until_ms > now ? ae->blocked_until_ms - now : 0;
     if (!wait && !await) {
-        attempt_start(fail_find(chain->fails, key, true, now), digest, chain->user_free, now);
+        if (count_user)
+            attempt_start(fail_find(chain->fails, key, true, now), digest, chain->user_free,
+                          now);
         if (count_addr)
             attempt_start(fail_find(chain->addr_fails, addr, true, now), digest,
                           chain->address_free, now);
@@ -343,13 +393,19 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
     }
 
     int rc = SQE_OK;
-    char *who = NULL;
+    sqe_principal *who = NULL;
     sqe_error e2;
     err_clear(&e2);
     for (uint32_t i = 0; i < chain->n && !who && !rc; i++) {
         auth_provider *p = &chain->providers[i];
         rc = p->check(p->state, req, &who, &e2);
-        if (!rc && who) *method = p->method;
+    }
+    if (!rc && who) {
+        rc = impersonate(chain, req, &who, &e2);
+        if (rc) {
+            sqe_principal_unref(who);
+            who = NULL;
+        }
     }
     if (!rc && !who)
         rc = err_set(&e2, AUTH_ERR_UNAUTHENTICATED,
@@ -360,7 +416,8 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
                      rc == SQE_ERR_USER_CANCELED;
     now = mono_ms();
     pthread_mutex_lock(&chain->lock);
-    attempt_end(chain->fails, key, digest, rc && !uncounted, !rc, chain->user_free, now);
+    if (count_user)
+        attempt_end(chain->fails, key, digest, rc && !uncounted, !rc, chain->user_free, now);
     /* a login the gate turned away counts against its address: one address that keeps the
      * gate full is soon refused before it, and leaves the gate to the others. A success does
      * not clear the address's failures. */
@@ -391,20 +448,18 @@ static int chain_run(auth_chain *chain, const auth_request *req, char **principa
 
 int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
                             sqe_error *err) {
-    sqe_auth_method method;
-    return chain_run(chain, req, principal, &method, err);
+    sqe_principal *p = NULL;
+    SQE_TRY(chain_run(chain, req, &p, err));
+    char *user = strdup(p->user);
+    sqe_principal_unref(p);
+    if (!user) return err_nomem(err, "principal");
+    *principal = user;
+    return SQE_OK;
 }
 
 int auth_chain_authenticate_principal(auth_chain *chain, const auth_request *req,
                                       sqe_principal **out, sqe_error *err) {
-    char *user = NULL;
-    sqe_auth_method method = SQE_AUTH_NONE;
-    SQE_TRY(chain_run(chain, req, &user, &method, err));
-    sqe_principal *p;
-    int rc = sqe_principal_for_user(user, method, &p, err);
-    free(user);
-    if (!rc) *out = p;
-    return rc;
+    return chain_run(chain, req, out, err);
 }
 
 bool auth_chain_fingerprint(auth_chain *chain, sqe_auth_method method, const char *user,
@@ -423,7 +478,7 @@ bool auth_chain_fingerprint(auth_chain *chain, sqe_auth_method method, const cha
 
 /* --- anonymous ------------------------------------------------------------------------------ */
 
-static int anonymous_check(void *state, const auth_request *req, char **principal,
+static int anonymous_check(void *state, const auth_request *req, sqe_principal **principal,
                            sqe_error *err) {
     bool loopback_only = state != NULL;
     if (req->authorization) return SQE_OK; /* credentials: someone else's */
@@ -434,10 +489,7 @@ static int anonymous_check(void *state, const auth_request *req, char **principa
     const char *name = req->user && *req->user ? req->user : "anonymous";
     if (!auth_user_name_valid(name))
         return err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name");
-    char *p = strdup(name);
-    if (!p) return err_nomem(err, "principal");
-    *principal = p;
-    return SQE_OK;
+    return sqe_principal_for_user(name, SQE_AUTH_ANONYMOUS, principal, err);
 }
 
 int auth_anonymous_provider(bool loopback_only, auth_provider *out, sqe_error *err) {

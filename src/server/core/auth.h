@@ -48,14 +48,16 @@ typedef struct auth_request {
     void *gone_ctx;
 } auth_request;
 
-/* One authenticator. check returns SQE_OK with *principal set (malloc'd) to accept, SQE_OK with
- * *principal left NULL to pass the request on, or an error (err set) to reject it. check is
- * called concurrently from many threads. destroy frees state (may be NULL). */
+/* One authenticator. check returns SQE_OK with *principal set (one reference for the chain) to
+ * accept, SQE_OK with *principal left NULL to pass the request on, or an error (err set) to
+ * reject it. check is called concurrently from many threads. destroy frees state (may be
+ * NULL). */
 typedef struct auth_provider {
-    const char *name; /* static: "password", "anonymous" */
+    const char *name; /* static: "password", "anonymous", "oidc_bearer", ... */
     sqe_auth_method method; /* what an accepted request's principal records */
     void *state;
-    int (*check)(void *state, const auth_request *req, char **principal, sqe_error *err);
+    int (*check)(void *state, const auth_request *req, sqe_principal **principal,
+                 sqe_error *err);
     void (*destroy)(void *state);
     /* The current fingerprint of user's credential (out, 32 bytes; never the secret itself):
      * true when the provider still knows user. NULL: the provider has no credentials (anonymous)
@@ -80,6 +82,14 @@ int auth_chain_create(auth_chain **out, sqe_error *err);
 /* Sets the failure limits (before the first request; zeros take the defaults). */
 void auth_chain_set_limits(auth_chain *chain, const auth_chain_limits *limits);
 
+/* The roles whose holders may run as another user, named by the request's claimed user
+ * (X-Trino-User, x-sqe-user) when it differs from the authenticated one (strings copied; before
+ * the first request). Without any, nobody may: a claimed user that is not the authenticated
+ * one is refused. An allowed impersonation gives a principal for the claimed user with no
+ * groups or roles, the impersonator's token and method. */
+int auth_chain_set_impersonation(auth_chain *chain, const char *const *roles, size_t n,
+                                 sqe_error *err);
+
 /* Appends a provider; the chain owns its state from now on, also when this fails (then the
  * provider is destroyed at once). */
 int auth_chain_add(auth_chain *chain, const auth_provider *provider, sqe_error *err);
@@ -96,9 +106,9 @@ const char *auth_chain_name(const auth_chain *chain, uint32_t i);
  * not the user). */
 int auth_chain_authenticate(auth_chain *chain, const auth_request *req, char **principal,
                             sqe_error *err);
-/* auth_chain_authenticate giving the principal (user and the accepting provider's method; no
- * token: the chain's providers check passwords, not bearer tokens). On success the caller owns
- * one reference to *out; on error *out is untouched. */
+/* auth_chain_authenticate giving the whole principal the accepting provider built (user,
+ * method; groups, roles, token and expiry from OIDC providers). On success the caller owns one
+ * reference to *out; on error *out is untouched. */
 int auth_chain_authenticate_principal(auth_chain *chain, const auth_request *req,
                                       sqe_principal **out, sqe_error *err);
 

@@ -435,7 +435,8 @@ static int verify_once(pw_state *st, const auth_request *req, const unsigned cha
     return rc;
 }
 
-static int pw_check(void *state, const auth_request *req, char **principal, sqe_error *err) {
+static int pw_check(void *state, const auth_request *req, sqe_principal **principal,
+                    sqe_error *err) {
     pw_state *st = state;
     if (!req->authorization) return SQE_OK;
     char *user = NULL, *password = NULL;
@@ -461,11 +462,6 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
     }
     pthread_mutex_unlock(&st->lock);
 
-    if (req->user && *req->user && strcmp(req->user, user) != 0) {
-        rc = err_set(err, AUTH_ERR_UNAUTHENTICATED,
-                     "The claimed user does not match the authenticated user");
-        goto out;
-    }
     if (!hash) {
         /* unknown user: spend the same time as for a known one */
         rc = gate_enter(st, req, err);
@@ -507,8 +503,7 @@ static int pw_check(void *state, const auth_request *req, char **principal, sqe_
         rc = err_set(err, AUTH_ERR_UNAUTHENTICATED, "Invalid user name or password");
         goto out;
     }
-    *principal = user;
-    user = NULL;
+    rc = sqe_principal_for_user(user, SQE_AUTH_PASSWORD, principal, err);
 out:
     OPENSSL_cleanse(password, strlen(password));
     free(password);

@@ -312,13 +312,17 @@ static int authenticate(http_server *srv, const http_request *hr, sqe_principal 
         snprintf(msg, sizeof msg, "Service unavailable: %s", e.message[0] ? e.message : "server busy");
         *answered = send_text(c, 503, msg, "Retry-After", "1");
     } else {
-        /* a Basic challenge: clients then send their configured credentials */
+        /* a Basic challenge: clients then send their configured credentials; a refused
+         * bearer token gets RFC 6750's invalid_token (the reason is in the body) */
         snprintf(msg, sizeof msg, "Unauthorized: %s",
                  e.message[0] ? e.message : "authentication failed");
+        bool bearer = authz && strncasecmp(authz, "Bearer ", 7) == 0;
         http_reply r;
         memset(&r, 0, sizeof r);
         if (http_reply_text(&r, 401, TEXT, msg) == SQE_OK &&
-            http_reply_header(&r, "WWW-Authenticate", "Basic realm=\"sqe\"") == SQE_OK &&
+            http_reply_header(&r, "WWW-Authenticate",
+                              bearer ? "Bearer realm=\"sqe\", error=\"invalid_token\""
+                                     : "Basic realm=\"sqe\"") == SQE_OK &&
             srv->opts.challenge)
             srv->opts.challenge(srv->opts.challenge_ud, hr, &r); /* e.g. Trino's OAuth2 login */
         *answered = send_reply(c, &r);

@@ -22,6 +22,7 @@
  */
 #include "server/core/srv_core.h"
 #include "server/core/auth_catalog.h"
+#include "server/core/auth_oidc.h"
 
 #include <errno.h>
 #include <openssl/crypto.h>
@@ -33,12 +34,13 @@
 
 struct srv_core {
     auth_chain *auth;
+    oidc_idp *idp;      /* [auth.oidc], when an oidc provider or token exchange uses it */
+    bool chain_bearer;  /* a provider of the chain takes bearer tokens (oidc_bearer) */
     auth_catalog *catalog_bearer; /* REST catalog that checks users' own bearer tokens, or NULL */
     session_store *sessions;
     limits *limits;
     health_state health;
     srv_hooks hooks;
-    oidc_idp *oidc_idp; /* [auth.oidc] (for Trino external authentication too), or NULL */
 };
 
 /* --- hooks ---------------------------------------------------------------------------------- */
@@ -53,6 +55,11 @@ static int hook_authenticate_cancellable(void *ud, const char *authorization, co
         while (*tok == ' ') tok++;
         char *p = NULL;
         int rc = session_store_resolve(core->sessions, tok, &p, NULL, err);
+        if (rc && core->chain_bearer) {
+            /* not an SQE session: an identity provider's token for the chain */
+            auth_request req = {authorization, user, peer, gone, gone_ctx};
+            return auth_chain_authenticate_principal(core->auth, &req, principal, err);
+        }
         if (rc && core->catalog_bearer) {
             /* not an SQE session: the user's own token, if the REST catalog accepts it; the
              * principal carries it so the catalogs can forward it */
@@ -182,6 +189,57 @@ static uint32_t clamp_u32(int64_t v) {
     return v <= 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* The default order of the chain when [auth] providers is empty: what mode stands for. */
+static const char *const default_order[] = {"password", "anonymous"};
+
+static int add_provider(srv_core *core, const config *cfg, const char *name, sqe_error *err) {
+    auth_provider p;
+    int rc;
+    if (!strcmp(name, "password")) {
+        auth_password_options po;
+        auth_password_options_init(&po);
+        po.max_concurrent = clamp_u32(cfg->auth.max_concurrent_password_checks);
+        po.wait_ms = clamp_u32(cfg->auth.password_check_wait_ms);
+        rc = auth_password_provider_opts(cfg->auth.users_file, &po, &p, err);
+        if (rc) err_prefix(err, "[auth] users_file");
+    } else if (!strcmp(name, "anonymous")) {
+        rc = auth_anonymous_provider(cfg->auth.anonymous_loopback_only != 0, &p, err);
+    } else if (!strcmp(name, "oidc_bearer")) {
+        rc = auth_oidc_bearer_provider(core->idp, &p, err);
+        core->chain_bearer = true;
+    } else {
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "[auth] providers: \"%s\" cannot be used by this build yet", name);
+    }
+    return rc ? rc : auth_chain_add(core->auth, &p, err);
+}
+
+/* The chain of [auth] providers (or mode's), the identity provider first when one is used. */
+static int build_chain(srv_core *core, const config *cfg, sqe_error *err) {
+    const config_auth *a = &cfg->auth;
+    bool oidc = config_auth_uses(cfg, "oidc_bearer") || config_auth_uses(cfg, "oidc_password") ||
+                config_auth_uses(cfg, "client_credentials");
+    if (oidc) SQE_TRY(auth_oidc_idp_from_config(&a->oidc, &core->idp, err));
+    SQE_TRY(auth_chain_set_impersonation(core->auth, a->impersonation_roles.items,
+                                         a->impersonation_roles.n, err));
+    if (a->providers.n) {
+        for (size_t i = 0; i < a->providers.n; i++)
+            SQE_TRY(add_provider(core, cfg, a->providers.items[i], err));
+    } else {
+        for (size_t i = 0; i < sizeof default_order / sizeof default_order[0]; i++)
+            if (config_auth_uses(cfg, default_order[i]))
+                SQE_TRY(add_provider(core, cfg, default_order[i], err));
+    }
+    if (core->idp) {
+        sqe_error pe;
+        if (oidc_idp_prefetch(core->idp, &pe) != SQE_OK)
+            fprintf(stderr, "sqe serve: identity provider %s not reachable yet (tokens are "
+                            "refused until it is): %s\n",
+                    oidc_idp_issuer(core->idp), pe.message);
+    }
+    return SQE_OK;
+}
+
 int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
     *out = NULL;
     srv_core *core = calloc(1, sizeof *core);
@@ -192,21 +250,7 @@ int srv_core_create(const config *cfg, srv_core **out, sqe_error *err) {
             .address_free_failures = clamp_u32(cfg->auth.max_failures_per_address)};
         auth_chain_set_limits(core->auth, &al);
     }
-    auth_provider p;
-    bool password = !strcmp(cfg->auth.mode, "password");
-    if (!rc && (password || *cfg->auth.users_file)) {
-        auth_password_options po;
-        auth_password_options_init(&po);
-        po.max_concurrent = clamp_u32(cfg->auth.max_concurrent_password_checks);
-        po.wait_ms = clamp_u32(cfg->auth.password_check_wait_ms);
-        rc = auth_password_provider_opts(cfg->auth.users_file, &po, &p, err);
-        if (rc) err_prefix(err, "[auth] users_file");
-        if (!rc) rc = auth_chain_add(core->auth, &p, err);
-    }
-    if (!rc && !password) {
-        rc = auth_anonymous_provider(cfg->auth.anonymous_loopback_only != 0, &p, err);
-        if (!rc) rc = auth_chain_add(core->auth, &p, err);
-    }
+    if (!rc) rc = build_chain(core, cfg, err);
 
     if (!rc) {
         limits_options lo = {
@@ -270,13 +314,14 @@ health_state *srv_core_health(srv_core *core) { return &core->health; }
 auth_chain *srv_core_auth(srv_core *core) { return core->auth; }
 session_store *srv_core_sessions(srv_core *core) { return core->sessions; }
 limits *srv_core_limits(srv_core *core) { return core->limits; }
-oidc_idp *srv_core_oidc_idp(srv_core *core) { return core->oidc_idp; }
+oidc_idp *srv_core_oidc_idp(srv_core *core) { return core->idp; }
 
 void srv_core_destroy(srv_core *core) {
     if (!core) return;
     session_store_destroy(core->sessions);
     limits_destroy(core->limits);
     auth_chain_destroy(core->auth);
+    oidc_idp_destroy(core->idp);
     auth_catalog_destroy(core->catalog_bearer);
     free(core);
 }

@@ -20,9 +20,10 @@
  * Authentication follows Flight's Handshake: Basic credentials in the Handshake's
  * `authorization` header give a bearer token in the response headers, and every later call must
  * carry `authorization: Bearer <token>` (resolved through srv_hooks). A bearer token that is no
- * SQE session may be the user's own token for a REST catalog (auth = "session_bearer"): accepted
- * when that catalog accepts it; the call's principal then carries it to every catalog and
- * storage request (sessions and tickets keep the principal for DoGet). With no hooks, anything is accepted and tokens are
+ * SQE session is the user's own: an OIDC access token the oidc_bearer provider verified, or a
+ * token a REST catalog accepts (auth = "session_bearer"); the client sends it on every call and
+ * the call's principal carries it to every catalog and storage request (sessions and tickets
+ * keep the principal for DoGet). With no hooks, anything is accepted and tokens are
  * random handles.
  */
 #define _GNU_SOURCE
@@ -322,7 +323,7 @@ static int catalog_bearer(flight_call *fc, const char *authz, sqe_principal **pr
     int rc = h->authenticate(h->ud, authz, user, fc->peer, &p, err);
     free(user);
     if (rc) return auth_fail(fc, err, "invalid bearer token");
-    if (p->method != SQE_AUTH_BEARER || !p->token) {
+    if ((p->method != SQE_AUTH_BEARER && p->method != SQE_AUTH_OIDC_BEARER) || !p->token) {
         sqe_principal_unref(p);
         return auth_fail(fc, err, "the bearer token is neither an SQE session nor accepted by "
                                   "a REST catalog");
@@ -352,8 +353,10 @@ static sqe_principal *plain_principal(const char *name) {
     return p;
 }
 
+/* The caller's own bearer token (an OIDC access token, or one a REST catalog accepted): it is
+ * sent on every call, so no SQE session is opened for it. */
 static bool carries_own_token(const sqe_principal *p) {
-    return p && p->method == SQE_AUTH_BEARER && p->token;
+    return p && (p->method == SQE_AUTH_BEARER || p->method == SQE_AUTH_OIDC_BEARER) && p->token;
 }
 
 static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
