@@ -4,7 +4,8 @@
 # $SQE_BUILD_DIR, default build-asan/, `make asan`: ASan + UBSan) and of the Trino front end's
 # admission limit and retry window (test_trino_admission.c, trino_admission_tests; an in-process
 # server on a free port, libcurl) and of the shared HTTP server's route table
-# (test_http_server.c, http_server_tests: 404/405, per-route auth, bodies, health), then the `sqe serve` tests
+# (test_http_server.c, http_server_tests: 404/405, per-route auth, bodies, health) and Trino's
+# external authentication without an IdP (test_trino_oauth2.c, trino_oauth2_tests), then the `sqe serve` tests
 # (tests/server/test_server.py; test_embedded_catalog.py: the shell and the server share the
 # embedded default warehouse; test_free_ports.py: test servers take free ports) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
 # final "N passed, N failed" line.
@@ -24,7 +25,7 @@ if [ ! -x "$SQE_BIN" ]; then
   echo "run_server_tests.sh: $SQE_BIN is missing; build it first (make asan, or set SQE_BIN)" >&2
   exit 2
 fi
-for exe in server_core_tests trino_admission_tests http_server_tests; do
+for exe in server_core_tests trino_admission_tests http_server_tests trino_oauth2_tests; do
   if [ ! -x "$build/$exe" ]; then
     echo "run_server_tests.sh: $build/$exe is missing; build it with make asan" >&2
     exit 2
@@ -41,7 +42,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_o
 
 unit_passed=0
 unit_failed=0
-for exe in server_core_tests trino_admission_tests http_server_tests; do
+for exe in server_core_tests trino_admission_tests http_server_tests trino_oauth2_tests; do
   p=0 f=0
   if "$build/$exe" > "$out/unit.log" 2>&1; then
     p=$(grep -c '^\[       OK \]' "$out/unit.log")

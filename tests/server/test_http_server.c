@@ -7,6 +7,8 @@
  * - a route flagged HTTP_ROUTE_AUTH is refused without credentials (401 + a Basic challenge), a
  *   hook that is too busy gives 503 + Retry-After, and the handler sees the principal the hook
  *   gave; a route without the flag is served to anyone;
+ * - the port's challenge hook adds a further WWW-Authenticate to a 401 (or replaces the reply);
+ *   http_request_query gives a handler the %-decoded query parameters;
  * - a table added while the server runs answers from the next request; the first matching route
  *   wins; the health table (health_add_routes) goes on any port;
  * - bodies: a route gets up to max_body bytes, more is its too_large answer (default 413), a
@@ -229,6 +231,58 @@ static void test_auth_routes(void **state) {
     http_server_destroy(srv);
 }
 
+/* Adds a second challenge; "Bearer full" gets a 503 instead. */
+static void toy_challenge(void *ud, const struct http_request *req, struct http_reply *reply) {
+    (void)ud;
+    assert_int_equal(reply->status, 401);
+    const char *authz = http_request_header(req, "Authorization");
+    if (authz && !strcmp(authz, "Bearer full")) {
+        http_reply_text(reply, 503, NULL, "no room");
+        return;
+    }
+    http_reply_header(reply, "WWW-Authenticate", "Bearer x_token_server=\"t\"");
+}
+
+/* Answers the query parameter q, or "-". */
+static void echo_query(void *ud, const http_request *req, http_reply *reply) {
+    (void)ud;
+    const char *q = http_request_query(req, "q");
+    http_reply_text(reply, 200, NULL, q ? q : "-");
+}
+
+static void test_challenge_hook_and_query(void **state) {
+    (void)state;
+    static const http_route routes[] = {
+        {.method = "GET", .path = "/secret", .flags = HTTP_ROUTE_AUTH, .handler = echo},
+        {.method = "GET", .path = "/q", .handler = echo_query},
+    };
+    http_server_options o;
+    http_server_options_init(&o);
+    o.port = 0;
+    o.threads = 2;
+    o.hooks = &toy_hooks;
+    o.challenge = toy_challenge;
+    o.routes = routes;
+    o.n_routes = 2;
+    o.routes_ud = (void *)"base";
+    http_server *srv = NULL;
+    sqe_error err;
+    if (http_server_create(&o, &srv, &err) != SQE_OK) fail_msg("%s", err.message);
+    uint16_t port = http_server_port(srv);
+    response r = http(port, "GET", "/secret", NULL, NULL);
+    assert_int_equal(r.status, 401);
+    assert_string_equal(r.www_auth, "Bearer x_token_server=\"t\""); /* the last of the two */
+    free(r.body);
+    r = http(port, "GET", "/secret", NULL, "Bearer full");
+    assert_int_equal(r.status, 503);
+    assert_string_equal(r.body, "no room");
+    free(r.body);
+    expect(port, "GET", "/secret", NULL, "Bearer good", 200, "base GET /secret user=alice");
+    expect(port, "GET", "/q?q=a%20b%26c&q=second", NULL, NULL, 200, "a b&c");
+    expect(port, "GET", "/q", NULL, NULL, 200, "-");
+    http_server_destroy(srv);
+}
+
 static void test_routes_added_later(void **state) {
     (void)state;
     http_server *srv = start();
@@ -302,6 +356,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_404_and_405_with_allow),
         cmocka_unit_test(test_auth_routes),
+        cmocka_unit_test(test_challenge_hook_and_query),
         cmocka_unit_test(test_routes_added_later),
         cmocka_unit_test(test_bodies),
         cmocka_unit_test(test_health_server),
