@@ -12,13 +12,14 @@
  *   - no route for the path: 404 "Not found";
  *   - routes for the path, none for the method: 405 with "Allow: <their methods>";
  *   - a body over the route's limit: the route's too_large answer (default 413);
- *   - HTTP_ROUTE_AUTH and the hooks refuse: 401 + WWW-Authenticate Basic, or 503 + Retry-After
+ *   - HTTP_ROUTE_AUTH and the hooks refuse: 401 + WWW-Authenticate Basic (Bearer invalid_token
+ *     for a refused bearer token; opts.challenge may add further challenges), or 503 + Retry-After
  *     when too busy to check (hooks->authenticate_cancellable), or the connection is closed when
  *     the client left while its password was checked.
  * HEAD is a method like the others: a table that answers HEAD lists it (libmicrohttpd then sends
  * the headers without the body), so a HEAD never runs a GET handler with side effects. Bodies
  * are taken with a Content-Length only (http_strict refuses chunked ones). The URL path given to
- * handlers has no query string.
+ * handlers has no query string (http_request_query reads its parameters).
  *
  * Use: http_server_options_init, set the fields (opts.routes: the first table),
  * http_server_create (listens at once), http_server_add_routes for each further table (any
