@@ -213,24 +213,24 @@ def test_trino_cli_external_authentication(java, sqe):
         try:
             lines = []
             url = None
-            timer = threading.Timer(120, p.kill)
+            timer = threading.Timer(300, p.kill)  # a loaded machine: JVM start, two logins
             timer.start()
             for line in p.stdout:
                 lines.append(line)
                 if line.strip().startswith("https://"):
                     url = line.strip()
                     break
-            assert url, "".join(lines) + p.stderr.read()
+            assert url, "".join(lines) + p.stderr.read() + sqe.log_text()[-3000:]
             assert url.startswith(sqe.trino_url + "/oauth2/token/initiate/")
             r = Browser(sqe).login(url, user)
             assert r.status_code == 200, text_of(r)
-            out, err = p.communicate(timeout=120)
+            out, err = p.communicate(timeout=300)
             timer.cancel()
         finally:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        assert p.returncode == 0, "".join(lines) + out + err
+        assert p.returncode == 0, "".join(lines) + out + err + sqe.log_text()[-3000:]
         assert out.strip().splitlines()[-1] == f'"{user}"'
 
 

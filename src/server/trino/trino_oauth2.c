@@ -232,7 +232,7 @@ void trino_oauth2_challenge(void *ud, const struct http_request *req, struct htt
     int64_t now = clock_mono_ms();
     pthread_mutex_lock(&f->mu);
     reap(f, now);
-    uint32_t total = 0, mine = 0;
+    uint32_t mine = 0; /* max_pending: no free slot */
     login *slot = NULL;
     for (uint32_t i = 0; i < f->o.max_pending; i++) {
         login *l = &f->logins[i];
@@ -240,7 +240,6 @@ void trino_oauth2_challenge(void *ud, const struct http_request *req, struct htt
             if (!slot) slot = l;
             continue;
         }
-        total++;
         if (!strcmp(l->addr, addr)) mine++;
     }
     if (!slot || mine >= f->o.max_pending_per_address) {
@@ -256,7 +255,6 @@ void trino_oauth2_challenge(void *ud, const struct http_request *req, struct htt
             http_reply_header(reply, "Retry-After", "5");
         return;
     }
-    (void)total;
     slot->phase = LOGIN_NEW;
     slot->gen = ++f->next_gen;
     memcpy(slot->poll_id, poll_id, sizeof poll_id);
