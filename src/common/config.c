@@ -1098,11 +1098,13 @@ static int validate_auth(const config *cfg, sqe_error *err) {
     if (*o->client_secret && *o->client_secret_file)
         return invalid(cfg, err, NULL, "auth.oidc", "client_secret_file",
                        "set either client_secret or client_secret_file, not both");
-    bool grants = config_auth_uses(cfg, "oidc_password") || exchange ||
+    bool grants = config_auth_uses(cfg, "oidc_password") ||
+                  config_auth_uses(cfg, "client_credentials") || exchange ||
                   o->external_authentication;
     if (grants && !*o->client_id)
         return invalid(cfg, err, NULL, "auth.oidc", "client_id",
-                       "required by oidc_password, token exchange and external authentication");
+                       "required by oidc_password, client_credentials, token exchange and "
+                       "external authentication");
     return SQE_OK;
 }
 

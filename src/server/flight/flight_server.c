@@ -374,7 +374,11 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             memset(&st, 0, sizeof st);
             rc = h->session_resolve(h->ud, token, &principal, &st, err);
             if (rc && h->authenticate) {
+                /* a session that ended keeps its reason; any other token may be the user's
+                 * own (OIDC, or a REST catalog's) */
+                sqe_error first = err ? *err : (sqe_error){0};
                 rc = catalog_bearer(fc, authz, &principal, err);
+                if (rc && err && !strncmp(first.message, "Session ended", 13)) *err = first;
             } else if (rc) {
                 rc = auth_fail(fc, err, "invalid session token");
             } else {
