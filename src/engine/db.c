@@ -2,6 +2,7 @@
  * db.c: databases and sessions of the public API.
  *
  * INTERFACE: sqe_db_open, sqe_db_close, sqe_db_set_path_policy, sqe_db_set_limits,
+ *   sqe_db_set_session_lister,
  *   sqe_connect, sqe_disconnect, sqe_version, engine_bind_env, db_user_memory_acquire,
  *   db_user_memory_release.
  * NOTES: the embedded database has an in-memory catalog "memory" with a schema "default" and,
@@ -130,6 +131,11 @@ void sqe_db_set_path_policy(sqe_db *db, struct path_policy *policy) {
     db->paths = policy;
 }
 
+void sqe_db_set_session_lister(sqe_db *db, sqe_session_lister fn, void *ud) {
+    db->sessions = fn;
+    db->sessions_ud = fn ? ud : NULL;
+}
+
 void sqe_db_close(sqe_db *db) {
     if (!db) return;
     path_policy_destroy(db->paths);
@@ -186,5 +192,7 @@ void engine_bind_env(sqe_conn *conn, bind_env *env) {
     env->user = conn->principal->user;
     env->principal = conn->principal;
     env->paths = conn->db->paths;
+    env->sessions = conn->db->sessions;
+    env->sessions_ud = conn->db->sessions_ud;
     env->access = conn->effects ? &conn->effects->sink : NULL;
 }
