@@ -79,12 +79,17 @@ typedef struct sqe_session_row {
 typedef int (*sqe_session_emit)(void *ctx, const sqe_session_row *row, sqe_error *err);
 /* Lists the host's live sessions, calling emit(ctx, row, err) once per session; returns SQE_OK
  * or the first error. Called from query threads concurrently: must be thread-safe. The engine
- * shows a caller only the rows whose user is theirs. */
+ * shows a caller only the rows whose user is theirs, every row to a holder of one of the
+ * database's admin roles (sqe_db_set_admin_roles). */
 typedef int (*sqe_session_lister)(void *ud, sqe_session_emit emit, void *ctx, sqe_error *err);
 /* Makes system.runtime.sessions list the sessions fn reports (ud passed back; both borrowed,
  * they must outlive db's queries). Without one the table is empty (the embedded shell). Call
  * before the first connection; NULL removes it. */
 void sqe_db_set_session_lister(sqe_db *db, sqe_session_lister fn, void *ud);
+/* The roles whose holders administer the server ([auth] admin_roles): they see every user's
+ * row of system.runtime.sessions. Copied (n = 0: nobody); replaces the previous list. Call
+ * before the first connection. OUT_OF_MEMORY leaves the old list. */
+int sqe_db_set_admin_roles(sqe_db *db, const char *const *roles, uint32_t n, sqe_error *err);
 
 /* ---- session state ------------------------------------------------------------------------ */
 

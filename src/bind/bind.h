@@ -44,6 +44,7 @@ typedef struct bind_env {
     sqe_session_lister sessions;    /* the host's live sessions for system.runtime.sessions
                                        (sqe/sqe_values.h); NULL: none */
     void *sessions_ud;
+    bool sessions_all;              /* the caller holds an admin role: every user's sessions */
 } bind_env;
 
 /* A bound query: the plan and its output column names. */

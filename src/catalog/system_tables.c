@@ -22,7 +22,8 @@
  *   beyond our types); it is always NULL here.
  *   system.runtime.sessions is SQE's (Trino's runtime schema has queries, nodes, tasks): the
  *   host's live sessions through the lister the server registered (sqe_db_set_session_lister),
- *   of which a caller sees only the rows whose user is theirs; no lister, no rows.
+ *   of which a caller sees only the rows whose user is theirs (all rows when they hold one of
+ *   the database's admin roles: sqe_db_set_admin_roles); no lister, no rows.
  */
 #include "catalog/system_tables.h"
 
@@ -623,12 +624,14 @@ static int jdbc_types_rows(sys_rows *r) {
 
 /* ---- system.runtime.sessions ------------------------------------------------------------- */
 
-/* One row from the host's lister, shown only when it is the caller's own session. */
+/* One row from the host's lister, shown only when it is the caller's own session (or the
+ * caller is an admin). */
 static int session_row(void *ctx, const sqe_session_row *s, sqe_error *err) {
     sys_rows *r = ctx;
     (void)err;
     const sqe_principal *who = r->scope->who;
-    if (!who || !s->user || strcmp(s->user, who->user) != 0) return SQE_OK;
+    if (!r->scope->sessions_all && (!who || !s->user || strcmp(s->user, who->user) != 0))
+        return SQE_OK;
     return ADD_ROW(r, STR(s->session_id), STR(s->user), STR(s->auth_method), STR(s->protocol),
                    STR(s->source), STR(s->client_address),
                    s->created_ms > 0 ? TS_MS(s->created_ms) : NUL,

@@ -79,6 +79,7 @@ typedef struct sys_scope {
                                    it (it may stay NULL; saves loading tables); NULL = all */
     sqe_session_lister sessions; /* runtime.sessions: the host's sessions; NULL = none */
     void *sessions_ud;
+    bool sessions_all;           /* every user's sessions (an admin), else the caller's own */
 } sys_scope;
 
 /* Appends the rows of metadata table t within scope to cols (t->n_columns vectors, created by

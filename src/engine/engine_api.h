@@ -45,6 +45,8 @@ struct sqe_db {
     sqe_session_lister sessions; /* the host's live sessions (system.runtime.sessions); NULL:
                                     none (sqe_db_set_session_lister) */
     void *sessions_ud;
+    char **admin_roles;          /* sqe_db_set_admin_roles (owned) */
+    uint32_t n_admin_roles;
     pthread_mutex_t lock;
 };
 
