@@ -755,7 +755,7 @@ static int bind_special_call(binder *b, bind_scope *s, const sql_expr *e, const 
                               "Unexpected parameters for function %s. Expected: %s()", name,
                               name);
         const sqe_principal *p = b->env->principal;
-        bool groups = name[8] == 'g';
+        bool groups = strcmp(name, "current_groups") == 0;
         const char *const *items = !p ? NULL : groups ? p->groups : p->roles;
         uint32_t k = !p ? 0 : groups ? p->n_groups : p->n_roles;
         *out = bexpr_const_str_array(b->pctx, items, k);
