@@ -4,16 +4,23 @@
  * INTERFACE: srv_core_create, srv_core_hooks, srv_core_health, srv_core_auth,
  *   srv_core_sessions, srv_core_limits, srv_core_destroy (srv_core.h).
  * NOTES:
- * - Authentication: "Bearer <token>" resolves through the session store (a token handed out by a
- *   Flight handshake); everything else goes through the chain. [auth] mode = "password": the
- *   users file only. mode = "anonymous" (the embedded default): the users file first when one
- *   is configured (so Basic credentials are still checked), then anonymous access, from
- *   loopback peers only unless anonymous_loopback_only = false.
- * - Users' own bearer tokens: when a REST catalog uses auth = "session_bearer", a "Bearer" token
- *   that is no SQE session is accepted if that catalog accepts it (auth_catalog.h); the
- *   principal (the claimed user, method "bearer") carries the token, which the catalogs forward.
- * - Principals: the chain's providers give the user and the method; a session token gives
- *   method "session" (the session store keeps only the user name).
+ * - Authentication: "Bearer <token>" resolves through the session store first (a token handed
+ *   out by a Flight handshake); everything else goes through the chain of [auth] providers
+ *   (auth_oidc.h for the OIDC ones), or mode's chain when providers is empty: "password" = the
+ *   users file only; "anonymous" (the embedded default) = the users file first when one is
+ *   configured (so Basic credentials are still checked), then anonymous access, from loopback
+ *   peers only unless anonymous_loopback_only = false.
+ * - A bearer that is no SQE session goes to the chain when it has oidc_bearer; else, when a REST
+ *   catalog uses auth = "session_bearer", it is accepted if that catalog accepts it
+ *   (auth_catalog.h): the principal (the claimed user, method "bearer") carries the token,
+ *   which the catalogs forward.
+ * - The identity provider ([auth.oidc]) and the login cache of oidc_password and
+ *   client_credentials belong to the core, not the chain; the chain's providers borrow them.
+ * - Principals: the chain's providers build them (OIDC ones with groups, roles and token); a
+ *   session token gives method "session" (the session store keeps only the user name), except
+ *   a session opened by an identity-provider login (oidc_password, client_credentials): its
+ *   credential is the login's key, and each use gets the login's current principal, refreshed
+ *   when its token is about to expire; the session ends when that fails.
  * - Sessions are tied to the credential that opened them (session_store_open_cred): the
  *   validator re-checks it against the chain on every use, so a user removed from the users
  *   file, or whose password changed, loses their sessions at the next call (also sessions
