@@ -25,10 +25,6 @@
  * caller owns *out (oidc_idp_destroy, after every chain using it). */
 int auth_oidc_idp_from_config(const config_oidc *o, oidc_idp **out, sqe_error *err);
 
-/* The client secret of [auth.oidc]: client_secret, or the first line of client_secret_file.
- * *out is malloc'd (caller wipes and frees), NULL when neither is set. */
-int auth_oidc_client_secret(const config_oidc *o, char **out, sqe_error *err);
-
 /* The oidc_bearer provider checking tokens with idp (borrowed: it must outlive the chain). */
 int auth_oidc_bearer_provider(oidc_idp *idp, auth_provider *out, sqe_error *err);
 

@@ -257,7 +257,7 @@ static int build_chain(srv_core *core, const config *cfg, sqe_error *err) {
     if (oidc) SQE_TRY(auth_oidc_idp_from_config(&a->oidc, &core->idp, err));
     if (config_auth_uses(cfg, "oidc_password") || config_auth_uses(cfg, "client_credentials")) {
         char *secret = NULL;
-        SQE_TRY(auth_oidc_client_secret(&a->oidc, &secret, err));
+        SQE_TRY(config_oidc_client_secret(&a->oidc, &secret, err));
         oidc_logins_config lc = {.client_id = a->oidc.client_id,
                                  .client_secret = secret,
                                  .scope = a->oidc.scope,
