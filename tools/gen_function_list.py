@@ -32,6 +32,17 @@ def main():
             f.write("| function | arguments | returns | description |\n|---|---|---|---|\n")
             for name, args, ret, desc in entries:
                 f.write(f"| `{name}` | {args.replace('|', '/')} | {ret} | {desc.replace('|', '/')} |\n")
+        f.write("\n## Session functions (5)\n\n"
+                "Values of the session, fixed when the statement is planned (one constant per "
+                "statement); not listed by `SHOW FUNCTIONS`.\n\n"
+                "| function | arguments | returns | description |\n|---|---|---|---|\n"
+                "| `current_user` |  | varchar | The session's user (the authenticated principal) |\n"
+                "| `current_groups()` |  | array(varchar) | The principal's groups, in its order "
+                "(OIDC `groups_claim`); empty when it has none (users-file and embedded users) |\n"
+                "| `current_roles()` |  | array(varchar) | The principal's roles, in its order "
+                "(OIDC `roles_claim`; SQE's, Trino has no such function); empty when it has none |\n"
+                "| `current_catalog` |  | varchar | The session's current catalog |\n"
+                "| `current_schema` |  | varchar | The session's current schema |\n")
     print(f"{len(rows)} signatures written to docs/functions.md")
 
 

@@ -56,6 +56,41 @@ typedef struct sqe_db_limits {
 } sqe_db_limits;
 void sqe_db_set_limits(sqe_db *db, const sqe_db_limits *limits);
 
+/* ---- the server's live sessions (system.runtime.sessions) ------------------------------ */
+
+/* One live session of the host, as system.runtime.sessions shows it. Strings are borrowed for
+ * the emit call; NULL = not known. Never a token, password or other secret: session_id is an
+ * opaque id that grants nothing. */
+typedef struct sqe_session_row {
+    const char *session_id;
+    const char *user;
+    const char *auth_method;    /* sqe_auth_method_name of how the user authenticated */
+    const char *protocol;       /* "trino", "flight" */
+    const char *source;         /* the client's name for itself (X-Trino-Source), or NULL */
+    const char *client_address; /* "ip:port" of the client, or NULL */
+    int64_t created_ms;         /* ms since the epoch (CLOCK_REALTIME) */
+    int64_t last_used_ms;
+    const char *catalog;        /* the session's current catalog and schema */
+    const char *schema;
+    const char *state;          /* "active" (a statement runs) or "idle" */
+} sqe_session_row;
+
+/* Receives one row; a non-zero return (an error set in err) stops the listing. */
+typedef int (*sqe_session_emit)(void *ctx, const sqe_session_row *row, sqe_error *err);
+/* Lists the host's live sessions, calling emit(ctx, row, err) once per session; returns SQE_OK
+ * or the first error. Called from query threads concurrently: must be thread-safe. The engine
+ * shows a caller only the rows whose user is theirs, every row to a holder of one of the
+ * database's admin roles (sqe_db_set_admin_roles). */
+typedef int (*sqe_session_lister)(void *ud, sqe_session_emit emit, void *ctx, sqe_error *err);
+/* Makes system.runtime.sessions list the sessions fn reports (ud passed back; both borrowed,
+ * they must outlive db's queries). Without one the table is empty (the embedded shell). Call
+ * before the first connection; NULL removes it. */
+void sqe_db_set_session_lister(sqe_db *db, sqe_session_lister fn, void *ud);
+/* The roles whose holders administer the server ([auth] admin_roles): they see every user's
+ * row of system.runtime.sessions. Copied (n = 0: nobody); replaces the previous list. Call
+ * before the first connection. OUT_OF_MEMORY leaves the old list. */
+int sqe_db_set_admin_roles(sqe_db *db, const char *const *roles, uint32_t n, sqe_error *err);
+
 /* ---- session state ------------------------------------------------------------------------ */
 
 /* The session's current catalog and schema (never NULL; valid until the next statement or

@@ -12,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "plan/plan.h"
 #include "sql/ast.h"
+#include "sqe/sqe_values.h"
 
 /* What the binder needs to know about the session. */
 /* Told about every table the binder resolves (optional, bind_env.access): t (borrowed for the
@@ -40,6 +41,10 @@ typedef struct bind_env {
     const struct path_policy *paths; /* which files and object-store locations table functions
                                         may read (io/path_policy.h); NULL: all (embedded) */
     const bind_access_sink *access; /* told each table read (NULL: nobody asks) */
+    sqe_session_lister sessions;    /* the host's live sessions for system.runtime.sessions
+                                       (sqe/sqe_values.h); NULL: none */
+    void *sessions_ud;
+    bool sessions_all;              /* the caller holds an admin role: every user's sessions */
 } bind_env;
 
 /* A bound query: the plan and its output column names. */

@@ -747,6 +747,23 @@ static int bind_special_call(binder *b, bind_scope *s, const sql_expr *e, const 
         *out = c;
         return SQE_OK;
     }
+    if (strcmp(name, "current_groups") == 0 || strcmp(name, "current_roles") == 0) {
+        /* The session principal's groups or roles, in its order: a constant of the statement,
+         * like current_user (nothing is looked up at run time). */
+        if (n != 0)
+            return bind_error(b, SQE_ERR_FUNCTION_NOT_FOUND, e->line, e->col,
+                              "Unexpected parameters for function %s. Expected: %s()", name,
+                              name);
+        const sqe_principal *p = b->env->principal;
+        bool groups = strcmp(name, "current_groups") == 0;
+        const char *const *items = !p ? NULL : groups ? p->groups : p->roles;
+        uint32_t k = !p ? 0 : groups ? p->n_groups : p->n_roles;
+        *out = bexpr_const_str_array(b->pctx, items, k);
+        BIND_CHECK(b, *out);
+        (*out)->line = e->line;
+        (*out)->col = e->col;
+        return SQE_OK;
+    }
     if (strcmp(name, "try") == 0) {
         if (n != 1)
             return bind_error(b, SQE_ERR_GENERIC_USER_ERROR, e->line, e->col,

@@ -33,6 +33,9 @@ typedef struct sys_source_state {
     uint32_t n_catalogs;
     sqe_principal *who;          /* the catalogs are listed as this user (a reference) */
     char *filter[3];             /* equality filters on catalog, schema, table names (or NULL) */
+    sqe_session_lister sessions; /* runtime.sessions (bind_env.sessions) */
+    void *sessions_ud;
+    bool sessions_all;
     mem_tracker *tracker;
 } sys_source_state;
 
@@ -61,6 +64,9 @@ static sys_source_state *sys_state_new(const sys_table *t, const char *info_cata
     st->tracker = tracker;
     st->n_catalogs = env->n_catalogs;
     st->who = sqe_principal_ref(env->principal);
+    st->sessions = env->sessions;
+    st->sessions_ud = env->sessions_ud;
+    st->sessions_all = env->sessions_all;
     st->catalogs = calloc(env->n_catalogs + 1, sizeof *st->catalogs);
     st->info_catalog = info_catalog ? strdup(info_catalog) : NULL;
     if (!st->catalogs || (info_catalog && !st->info_catalog)) {
@@ -166,7 +172,7 @@ static int sys_open(void *state, uint32_t morsel, const uint32_t *columns, uint3
         if (columns[i] < t->n_columns) wanted[columns[i]] = true;
     }
     sys_scope scope = {st->catalogs, st->n_catalogs, st->who, st->info_catalog, st->filter[0],
-                       st->filter[1], st->filter[2], wanted};
+                       st->filter[1], st->filter[2], wanted, st->sessions, st->sessions_ud, st->sessions_all};
     if (!rc) rc = sys_table_rows(t, &scope, r->cols, &r->n_rows, err);
     free(wanted);
     if (rc) {
@@ -194,6 +200,9 @@ static int sys_clone(void *state, void **out, sqe_error *err) {
     env.catalogs = st->catalogs;
     env.n_catalogs = st->n_catalogs;
     env.principal = st->who;
+    env.sessions = st->sessions;
+    env.sessions_ud = st->sessions_ud;
+    env.sessions_all = st->sessions_all;
     *out = sys_state_new(st->table, st->info_catalog, &env, st->tracker);
     return *out ? SQE_OK : err_nomem(err, "metadata table");
 }

@@ -20,6 +20,10 @@
  *   views: those tables exist with Trino's columns and no rows.
  *   materialized_views.last_fresh_time is timestamp(6) with time zone (Trino: precision 9,
  *   beyond our types); it is always NULL here.
+ *   system.runtime.sessions is SQE's (Trino's runtime schema has queries, nodes, tasks): the
+ *   host's live sessions through the lister the server registered (sqe_db_set_session_lister),
+ *   of which a caller sees only the rows whose user is theirs (all rows when they hold one of
+ *   the database's admin roles: sqe_db_set_admin_roles); no lister, no rows.
  */
 #include "catalog/system_tables.h"
 
@@ -29,7 +33,7 @@
 enum {
     SYS_INFO_SCHEMATA = 1, SYS_INFO_TABLES, SYS_INFO_COLUMNS, SYS_INFO_VIEWS, SYS_EMPTY,
     SYS_JDBC_CATALOGS, SYS_JDBC_SCHEMAS, SYS_JDBC_TABLES, SYS_JDBC_TABLE_TYPES, SYS_JDBC_COLUMNS,
-    SYS_JDBC_TYPES, SYS_META_CATALOGS, SYS_META_TABLE_COMMENTS,
+    SYS_JDBC_TYPES, SYS_META_CATALOGS, SYS_META_TABLE_COMMENTS, SYS_RUNTIME_SESSIONS,
 };
 
 #define V TYPE_VARCHAR
@@ -126,6 +130,12 @@ static const sys_column meta_materialized_views[] = {
     {"storage_schema", V, 0}, {"storage_table", V, 0}, {"freshness", V, 0},
     {"last_fresh_time", TYPE_TIMESTAMP_TZ, 0}, {"comment", V, 0}, {"definition", V, 0}};
 
+static const sys_column runtime_sessions[] = {
+    {"session_id", V, 0}, {"user", V, 0}, {"auth_method", V, 0}, {"protocol", V, 0},
+    {"source", V, 0}, {"client_address", V, 0}, {"created", TYPE_TIMESTAMP_TZ, 0},
+    {"last_used", TYPE_TIMESTAMP_TZ, 0}, {"catalog", V, 0}, {"schema", V, 0},
+    {"state", V, 0}};
+
 #undef V
 #undef B
 #undef BOOL
@@ -164,10 +174,11 @@ static const sys_table tables[] = {
     {"metadata", "schema_properties", COLS(meta_properties), -1, -1, -1, SYS_EMPTY},
     {"metadata", "table_comments", COLS(meta_table_comments), 0, 1, 2, SYS_META_TABLE_COMMENTS},
     {"metadata", "table_properties", COLS(meta_properties), -1, -1, -1, SYS_EMPTY},
+    {"runtime", "sessions", COLS(runtime_sessions), -1, -1, -1, SYS_RUNTIME_SESSIONS},
 };
 #define N_TABLES (sizeof tables / sizeof tables[0])
 
-static const char *const system_schemas[] = {"information_schema", "jdbc", "metadata"};
+static const char *const system_schemas[] = {"information_schema", "jdbc", "metadata", "runtime"};
 static const char *const catalog_schemas[] = {"information_schema"};
 
 sqe_type sys_column_type(const sys_column *c) {
@@ -198,7 +209,7 @@ const sys_table *sys_table_at(uint32_t i) { return i < N_TABLES ? &tables[i] : N
 uint32_t sys_schema_names(const char *cat_name, const char *const **names) {
     if (strcmp(cat_name, SYS_CATALOG) == 0) {
         *names = system_schemas;
-        return 3;
+        return (uint32_t)(sizeof system_schemas / sizeof system_schemas[0]);
     }
     *names = catalog_schemas;
     return 1;
@@ -206,7 +217,7 @@ uint32_t sys_schema_names(const char *cat_name, const char *const **names) {
 
 /* ---- row writing -------------------------------------------------------------------------- */
 
-enum { CELL_NULL = 0, CELL_STR, CELL_INT, CELL_BOOL };
+enum { CELL_NULL = 0, CELL_STR, CELL_INT, CELL_BOOL, CELL_TS };
 typedef struct sys_cell {
     uint8_t kind;
     const char *s;
@@ -217,6 +228,7 @@ static inline sys_cell cell_str(const char *s) { return (sys_cell){s ? CELL_STR 
 #define INT(x) ((sys_cell){CELL_INT, NULL, (x)})
 #define OPT_INT(x) ((x) < 0 ? NUL : INT(x)) /* negative = NULL */
 #define BOOLV(x) ((sys_cell){CELL_BOOL, NULL, (x)})
+#define TS_MS(x) ((sys_cell){CELL_TS, NULL, (x)}) /* timestamp with time zone, ms since the epoch */
 #define NUL ((sys_cell){CELL_NULL, NULL, 0})
 
 typedef struct sys_rows {
@@ -249,6 +261,10 @@ static int add_row_n(sys_rows *r, const sys_cell *cells, uint32_t n) {
             break;
         case CELL_BOOL:
             VEC_DATA(v, uint8_t)[row] = cells[c].i != 0;
+            vec_set_valid(v, row);
+            break;
+        case CELL_TS:
+            VEC_DATA(v, sqe_timestamp_tz)[row] = (sqe_timestamp_tz){cells[c].i * 1000, 0, 0};
             vec_set_valid(v, row);
             break;
         default:
@@ -606,6 +622,23 @@ static int jdbc_types_rows(sys_rows *r) {
     return SQE_OK;
 }
 
+/* ---- system.runtime.sessions ------------------------------------------------------------- */
+
+/* One row from the host's lister, shown only when it is the caller's own session (or the
+ * caller is an admin). */
+static int session_row(void *ctx, const sqe_session_row *s, sqe_error *err) {
+    sys_rows *r = ctx;
+    (void)err;
+    const sqe_principal *who = r->scope->who;
+    if (!r->scope->sessions_all && (!who || !s->user || strcmp(s->user, who->user) != 0))
+        return SQE_OK;
+    return ADD_ROW(r, STR(s->session_id), STR(s->user), STR(s->auth_method), STR(s->protocol),
+                   STR(s->source), STR(s->client_address),
+                   s->created_ms > 0 ? TS_MS(s->created_ms) : NUL,
+                   s->last_used_ms > 0 ? TS_MS(s->last_used_ms) : NUL, STR(s->catalog),
+                   STR(s->schema), STR(s->state));
+}
+
 int sys_table_rows(const sys_table *t, const sys_scope *scope, vec *cols, uint32_t *n_rows,
                    sqe_error *err) {
     sys_rows r = {t, scope, cols, n_rows, err};
@@ -626,6 +659,8 @@ int sys_table_rows(const sys_table *t, const sys_scope *scope, vec *cols, uint32
     case SYS_JDBC_TYPES: return jdbc_types_rows(&r);
     case SYS_META_CATALOGS: return jdbc_catalogs_rows(&r, true);
     case SYS_META_TABLE_COMMENTS: return walk(&r, NEED_DETAILS, NULL, table_comments_row);
+    case SYS_RUNTIME_SESSIONS:
+        return scope->sessions ? scope->sessions(scope->sessions_ud, session_row, &r, err) : SQE_OK;
     default: return SQE_OK; /* SYS_EMPTY */
     }
 }

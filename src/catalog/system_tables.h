@@ -9,6 +9,7 @@
  *   system.metadata.{catalogs, schema_properties, table_properties, column_properties,
  *                    materialized_view_properties, analyze_properties, table_comments,
  *                    materialized_views}
+ *   system.runtime.sessions (SQE's: the server's live sessions, the caller's own only)
  *
  * The "system" catalog is virtual (it is not in the session's catalog list); so is the
  * "information_schema" schema of every catalog. Rows are built from the catalog interface only
@@ -23,6 +24,7 @@
 
 #include "catalog/catalog.h"
 #include "common/err.h"
+#include "sqe/sqe_values.h"
 #include "vec/vec.h"
 
 #define SYS_CATALOG "system"
@@ -35,7 +37,7 @@ typedef struct sys_column {
 } sys_column;
 
 typedef struct sys_table {
-    const char *schema;         /* "information_schema", "jdbc" or "metadata" */
+    const char *schema;         /* "information_schema", "jdbc", "metadata" or "runtime" */
     const char *name;
     const sys_column *columns;
     uint32_t n_columns;
@@ -75,6 +77,9 @@ typedef struct sys_scope {
     const char *table;          /* only this table (NULL = all) */
     const bool *wanted;         /* per column of the table: false when the caller does not read
                                    it (it may stay NULL; saves loading tables); NULL = all */
+    sqe_session_lister sessions; /* runtime.sessions: the host's sessions; NULL = none */
+    void *sessions_ud;
+    bool sessions_all;           /* every user's sessions (an admin), else the caller's own */
 } sys_scope;
 
 /* Appends the rows of metadata table t within scope to cols (t->n_columns vectors, created by

@@ -66,29 +66,6 @@ static bool is_location(const char *s) {
     return s[0] == '/' || !strncmp(s, "file:", 5) || strstr(s, "://") != NULL;
 }
 
-/* The secret of [auth.oidc] client_secret_file (trailing newlines dropped) into *out (malloc'ed;
- * the caller wipes it). */
-static int read_secret_file(const char *path, char **out, sqe_error *err) {
-    *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
-                       "[auth.oidc] client_secret_file %s cannot be read", path);
-    char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    bool more = n == sizeof buf && fgetc(f) != EOF;
-    fclose(f);
-    if (more) {
-        OPENSSL_cleanse(buf, sizeof buf);
-        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
-                       "[auth.oidc] client_secret_file %s is larger than 4 KiB", path);
-    }
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
-    *out = strndup(buf, n);
-    OPENSSL_cleanse(buf, sizeof buf);
-    return *out ? SQE_OK : err_nomem(err, "client secret");
-}
-
 static int open_rest(const config *cfg, const config_catalog *cc, sqe_db *db, catalog **out,
                      sqe_error *err) {
     rest_backend_config rc;
@@ -121,12 +98,12 @@ static int open_rest(const config *cfg, const config_catalog *cc, sqe_db *db, ca
     char *secret = NULL;
     if (!strcmp(cc->auth, "token_exchange")) {
         const config_oidc *o = &cfg->auth.oidc;
-        if (*o->client_secret_file) SQE_TRY(read_secret_file(o->client_secret_file, &secret, err));
+        SQE_TRY(config_oidc_client_secret(o, &secret, err));
         xc = (rest_exchange_config){
             .issuer = o->issuer,
             .discovery_url = o->discovery_url,
             .client_id = o->client_id,
-            .client_secret = secret ? secret : o->client_secret,
+            .client_secret = secret,
             .audience = cc->audience,
             .timeout_ms = o->http_timeout_ms,
         };

@@ -49,7 +49,6 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "io/io.h"
-#include "server/core/auth_oidc.h"
 #include "server/core/srv_core.h"
 #include "server/trino/trino_server.h"
 #ifdef SQE_WITH_FLIGHT
@@ -59,6 +58,29 @@
 /* How long canceled queries get to stop after the drain deadline before the process exits
  * without waiting for them (a query that cannot stop must not keep the process alive). */
 #define DRAIN_CANCEL_GRACE_MS 5000
+
+/* system.runtime.sessions: the engine asks for the live sessions of both front ends (Trino's
+ * open queries, Flight's sessions). The front ends are attached once created and detached
+ * (write lock: no listing still runs in them) before they are destroyed. */
+typedef struct serve_sessions {
+    pthread_rwlock_t lock;
+    trino_server *trino;
+#ifdef SQE_WITH_FLIGHT
+    flight_server *flight;
+#endif
+} serve_sessions;
+
+static int serve_list_sessions(void *ud, sqe_session_emit emit, void *ctx, sqe_error *err) {
+    serve_sessions *ss = ud;
+    int rc = SQE_OK;
+    pthread_rwlock_rdlock(&ss->lock);
+    if (ss->trino) rc = trino_server_list_sessions(ss->trino, emit, ctx, err);
+#ifdef SQE_WITH_FLIGHT
+    if (!rc && ss->flight) rc = flight_server_list_sessions(ss->flight, emit, ctx, err);
+#endif
+    pthread_rwlock_unlock(&ss->lock);
+    return rc;
+}
 
 static uint32_t remaining_ms(int64_t until) {
     int64_t left = until - clock_mono_ms();
@@ -305,6 +327,7 @@ int cli_serve_main(int argc, char **argv) {
 #endif
     char where[320];
     char *oauth2_secret = NULL; /* [auth.oidc]'s client secret, until the Trino server has it */
+    serve_sessions sessions = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
     if (srv_core_create(&cfg, &core, &err) != SQE_OK) {
         fprintf(stderr, "sqe serve: %s\n", err.message);
@@ -327,6 +350,7 @@ int cli_serve_main(int argc, char **argv) {
         status = 2;
         goto out;
     }
+    sqe_db_set_session_lister(db, serve_list_sessions, &sessions);
 
     if (co->trino_http_port) {
         trino_server_options to;
@@ -361,7 +385,7 @@ int cli_serve_main(int argc, char **argv) {
         trino_oauth2_options oa;
         trino_oauth2_options_init(&oa);
         if (cfg.auth.oidc.external_authentication) {
-            if (auth_oidc_client_secret(&cfg.auth.oidc, &oauth2_secret, &err) != SQE_OK) {
+            if (config_oidc_client_secret(&cfg.auth.oidc, &oauth2_secret, &err) != SQE_OK) {
                 fprintf(stderr, "sqe serve: %s\n", err.message);
                 goto out;
             }
@@ -383,6 +407,9 @@ int cli_serve_main(int argc, char **argv) {
             fprintf(stderr, "sqe serve: Trino HTTP: %s\n", err.message);
             goto out;
         }
+        pthread_rwlock_wrlock(&sessions.lock);
+        sessions.trino = trino;
+        pthread_rwlock_unlock(&sessions.lock);
         endpoint(co->bind_address, trino_server_port(trino), where, sizeof where);
         fprintf(stderr, "sqe serve: Trino protocol on %s://%s\n", *co->tls.cert_file ? "https" : "http",
                 where);
@@ -415,6 +442,9 @@ int cli_serve_main(int argc, char **argv) {
             fprintf(stderr, "sqe serve: Flight SQL: %s\n", err.message);
             goto out;
         }
+        pthread_rwlock_wrlock(&sessions.lock);
+        sessions.flight = flight;
+        pthread_rwlock_unlock(&sessions.lock);
         endpoint(co->bind_address, flight_server_port(flight), where, sizeof where);
         fprintf(stderr, "sqe serve: Flight SQL on grpc%s://%s\n", *co->tls.cert_file ? "+tls" : "",
                 where);
@@ -486,6 +516,12 @@ int cli_serve_main(int argc, char **argv) {
     status = 0;
 
 out:
+    pthread_rwlock_wrlock(&sessions.lock);
+    sessions.trino = NULL;
+#ifdef SQE_WITH_FLIGHT
+    sessions.flight = NULL;
+#endif
+    pthread_rwlock_unlock(&sessions.lock);
 #ifdef SQE_WITH_FLIGHT
     flight_server_destroy(flight);
 #endif

@@ -13,6 +13,7 @@
  *     RAM), all of one user's running queries per_user_memory (0: no limit), all queries of the
  *     server [coordinator] memory_limit (0: 80% of RAM). Results hand out at most
  *     max_result_rows rows (0: no limit).
+ *   - Admin roles: [auth] admin_roles (holders see every user's system.runtime.sessions).
  */
 #include "cli/serve_settings.h"
 
@@ -54,5 +55,7 @@ int serve_settings_apply(const config *cfg, sqe_db *db, sqe_error *err) {
         .max_result_rows = q->max_result_rows,
     };
     sqe_db_set_limits(db, &lim);
-    return SQE_OK;
+    /* [auth] admin_roles: their holders see every user's system.runtime.sessions rows */
+    return sqe_db_set_admin_roles(db, cfg->auth.admin_roles.items,
+                                  (uint32_t)cfg->auth.admin_roles.n, err);
 }

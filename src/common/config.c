@@ -39,6 +39,8 @@
 #include "common/err.h"
 #include "common/toml.h"
 
+#include <openssl/crypto.h>
+
 extern char **environ;
 
 /* --- checks --------------------------------------------------------------------------------- */
@@ -1053,6 +1055,37 @@ static int validate_oidc_url(const config *cfg, const char *name, const char *ur
     return SQE_OK;
 }
 
+int config_oidc_client_secret(const config_oidc *o, char **out, sqe_error *err) {
+    *out = NULL;
+    if (!*o->client_secret_file) {
+        if (!*o->client_secret) return SQE_OK;
+        *out = strdup(o->client_secret);
+        return *out ? SQE_OK : err_nomem(err, "client secret");
+    }
+    FILE *f = fopen(o->client_secret_file, "rb");
+    if (!f)
+        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                       "[auth.oidc] client_secret_file %s cannot be read: %s",
+                       o->client_secret_file, strerror(errno));
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    bool more = n == sizeof buf && fgetc(f) != EOF;
+    fclose(f);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+    int rc = SQE_OK;
+    if (more)
+        rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS,
+                     "[auth.oidc] client_secret_file %s is larger than 4 KiB",
+                     o->client_secret_file);
+    else if (!n)
+        rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "[auth.oidc] client_secret_file %s is empty",
+                     o->client_secret_file);
+    else if (!(*out = strndup(buf, n)))
+        rc = err_nomem(err, "client secret");
+    OPENSSL_cleanse(buf, sizeof buf);
+    return rc;
+}
+
 bool config_auth_uses(const config *cfg, const char *provider) {
     if (cfg->auth.providers.n) return list_has(&cfg->auth.providers, provider);
     if (!strcmp(cfg->auth.mode, "password")) return !strcmp(provider, "password");
@@ -1098,11 +1131,13 @@ static int validate_auth(const config *cfg, sqe_error *err) {
     if (*o->client_secret && *o->client_secret_file)
         return invalid(cfg, err, NULL, "auth.oidc", "client_secret_file",
                        "set either client_secret or client_secret_file, not both");
-    bool grants = config_auth_uses(cfg, "oidc_password") || exchange ||
+    bool grants = config_auth_uses(cfg, "oidc_password") ||
+                  config_auth_uses(cfg, "client_credentials") || exchange ||
                   o->external_authentication;
     if (grants && !*o->client_id)
         return invalid(cfg, err, NULL, "auth.oidc", "client_id",
-                       "required by oidc_password, token exchange and external authentication");
+                       "required by oidc_password, client_credentials, token exchange and "
+                       "external authentication");
     return SQE_OK;
 }
 

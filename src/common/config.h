@@ -302,6 +302,10 @@ int config_validate(const config *cfg, sqe_error *err);
 /* Is provider ("password", "anonymous", "oidc_bearer", ...) in the effective authentication
  * chain: [auth] providers, or the chain mode stands for when providers is empty? */
 bool config_auth_uses(const config *cfg, const char *provider);
+/* The client secret of [auth.oidc]: client_secret, or client_secret_file's content without
+ * trailing newlines (at most 4 KiB, not empty). *out is malloc'd (the caller wipes and frees
+ * it), NULL when neither is set; errors name the key and file. */
+int config_oidc_client_secret(const config_oidc *o, char **out, sqe_error *err);
 
 /* Refuses what the configuration asks for that SQE does not do yet: a key of a feature that
  * does not exist (workers, spill, audit, policy, metrics export, ...) set to anything but its

@@ -100,6 +100,8 @@ const char *sqe_auth_method_name(sqe_auth_method m) {
     case SQE_AUTH_SESSION: return "session";
     case SQE_AUTH_BEARER: return "bearer";
     case SQE_AUTH_OIDC_BEARER: return "oidc_bearer";
+    case SQE_AUTH_OIDC_PASSWORD: return "oidc_password";
+    case SQE_AUTH_CLIENT_CREDENTIALS: return "client_credentials";
     case SQE_AUTH_NONE: break;
     }
     return "none";

@@ -37,6 +37,11 @@ typedef enum sqe_auth_method {
     SQE_AUTH_BEARER,    /* the caller's own bearer token, accepted by a REST catalog */
     SQE_AUTH_OIDC_BEARER, /* an OIDC bearer JWT whose signature and claims SQE checked
                              (src/auth/jwt.h); groups, roles and expiry come from its claims */
+    SQE_AUTH_OIDC_PASSWORD, /* Basic user:password SQE exchanged at the identity provider for
+                               the user's tokens (password grant); the principal is the access
+                               token's, like oidc_bearer */
+    SQE_AUTH_CLIENT_CREDENTIALS, /* Basic client_id:secret run as a client-credentials grant:
+                                    the client's service account */
 } sqe_auth_method;
 
 /* What a principal is made from (everything copied by sqe_principal_create). */
@@ -82,7 +87,8 @@ void sqe_principal_unref(sqe_principal *p);
 bool sqe_principal_has_role(const sqe_principal *p, const char *role);
 /* Does p hold any of the n roles? */
 bool sqe_principal_has_any_role(const sqe_principal *p, const char *const *roles, size_t n);
-/* "none", "anonymous", "password", "session", "bearer", "oidc_bearer". */
+/* "none", "anonymous", "password", "session", "bearer", "oidc_bearer", "oidc_password",
+ * "client_credentials". */
 const char *sqe_auth_method_name(sqe_auth_method m);
 
 #endif

@@ -2,6 +2,7 @@
  * db.c: databases and sessions of the public API.
  *
  * INTERFACE: sqe_db_open, sqe_db_close, sqe_db_set_path_policy, sqe_db_set_limits,
+ *   sqe_db_set_session_lister, sqe_db_set_admin_roles,
  *   sqe_connect, sqe_disconnect, sqe_version, engine_bind_env, db_user_memory_acquire,
  *   db_user_memory_release.
  * NOTES: the embedded database has an in-memory catalog "memory" with a schema "default" and,
@@ -130,8 +131,34 @@ void sqe_db_set_path_policy(sqe_db *db, struct path_policy *policy) {
     db->paths = policy;
 }
 
+void sqe_db_set_session_lister(sqe_db *db, sqe_session_lister fn, void *ud) {
+    db->sessions = fn;
+    db->sessions_ud = fn ? ud : NULL;
+}
+
+static void free_roles(char **roles, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) free(roles[i]);
+    free(roles);
+}
+
+int sqe_db_set_admin_roles(sqe_db *db, const char *const *roles, uint32_t n, sqe_error *err) {
+    char **copy = n ? calloc(n, sizeof *copy) : NULL;
+    if (n && !copy) return err_nomem(err, "admin roles");
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(copy[i] = strdup(roles[i]))) {
+            free_roles(copy, n);
+            return err_nomem(err, "admin roles");
+        }
+    }
+    free_roles(db->admin_roles, db->n_admin_roles);
+    db->admin_roles = copy;
+    db->n_admin_roles = n;
+    return SQE_OK;
+}
+
 void sqe_db_close(sqe_db *db) {
     if (!db) return;
+    free_roles(db->admin_roles, db->n_admin_roles);
     path_policy_destroy(db->paths);
     for (uint32_t i = 0; i < db->n_catalogs; i++) catalog_destroy(db->catalogs[i]);
     free(db->catalogs);
@@ -186,5 +213,9 @@ void engine_bind_env(sqe_conn *conn, bind_env *env) {
     env->user = conn->principal->user;
     env->principal = conn->principal;
     env->paths = conn->db->paths;
+    env->sessions = conn->db->sessions;
+    env->sessions_ud = conn->db->sessions_ud;
+    env->sessions_all = sqe_principal_has_any_role(
+        conn->principal, (const char *const *)conn->db->admin_roles, conn->db->n_admin_roles);
     env->access = conn->effects ? &conn->effects->sink : NULL;
 }

@@ -21,6 +21,7 @@
 
 #include "common/mem.h"
 #include "sqe/sqe.h"
+#include "sqe/sqe_values.h"
 #include "vec/vec.h"
 
 typedef struct catalog catalog;         /* catalog/catalog.h */
@@ -41,6 +42,11 @@ struct sqe_db {
     user_memory *users;        /* users with running queries (guarded by lock) */
     struct path_policy *paths; /* what SQL may read and write of files and object stores
                                   (io/path_policy.h; owned); NULL: everything (embedded) */
+    sqe_session_lister sessions; /* the host's live sessions (system.runtime.sessions); NULL:
+                                    none (sqe_db_set_session_lister) */
+    void *sessions_ud;
+    char **admin_roles;          /* sqe_db_set_admin_roles (owned) */
+    uint32_t n_admin_roles;
     pthread_mutex_t lock;
 };
 

@@ -211,6 +211,27 @@ bexpr *bexpr_const_str(plan_ctx *ctx, sqe_type type, const char *s, size_t len) 
     return e;
 }
 
+bexpr *bexpr_const_str_array(plan_ctx *ctx, const char *const *items, uint32_t n) {
+    sqe_type elem = type_varchar(0);
+    vec *v;
+    bexpr *e = const_expr(ctx, type_array(elem), &v);
+    if (!e) return NULL;
+    if (!v->n_children || (n && vec_reserve(&v->children[0], n, NULL) != SQE_OK)) {
+        ctx->failed = 1;
+        return NULL;
+    }
+    vec *elems = &v->children[0];
+    for (uint32_t i = 0; i < n; i++) {
+        bool ok = true;
+        VEC_DATA(elems, sqe_str)[i] = vec_str_copy(elems, items[i], (uint32_t)strlen(items[i]), &ok);
+        if (!ok) ctx->failed = 1;
+    }
+    elems->shape = VEC_FLAT;
+    v->child_len = n;
+    VEC_DATA(v, sqe_list_entry)[0] = (sqe_list_entry){0, n};
+    return e;
+}
+
 bexpr *bexpr_copy(plan_ctx *ctx, const bexpr *e) {
     if (!e) return NULL;
     bexpr *c = ARENA_NEW(ctx->arena, bexpr);

@@ -379,6 +379,8 @@ bexpr *bexpr_const_bool(plan_ctx *ctx, bool v);
 bexpr *bexpr_const_int64(plan_ctx *ctx, sqe_type type, int64_t v);
 bexpr *bexpr_const_double(plan_ctx *ctx, double v);
 bexpr *bexpr_const_str(plan_ctx *ctx, sqe_type type, const char *s, size_t len);
+/* A constant array(varchar) of the n strings items (copied; n may be 0: the empty array). */
+bexpr *bexpr_const_str_array(plan_ctx *ctx, const char *const *items, uint32_t n);
 /* A new 1-row constant vector owned by ctx (destroyed with it). */
 vec *plan_const_vec(plan_ctx *ctx, sqe_type type);
 /* Deep copy of an expression (constants shared). */

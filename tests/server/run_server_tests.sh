@@ -7,7 +7,8 @@
 # (test_http_server.c, http_server_tests: 404/405, per-route auth, bodies, health) and Trino's
 # external authentication without an IdP (test_trino_oauth2.c, trino_oauth2_tests), then the `sqe serve` tests
 # (tests/server/test_server.py; test_embedded_catalog.py: the shell and the server share the
-# embedded default warehouse; test_free_ports.py: test servers take free ports) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
+# embedded default warehouse; test_free_ports.py: test servers take free ports;
+# test_runtime_sessions.py: system.runtime.sessions and current_groups() over both protocols) against an `sqe` binary, by default $SQE_BUILD_DIR/sqe. Prints a
 # final "N passed, N failed" line.
 #
 #   tests/server/run_server_tests.sh [pytest args...]
@@ -60,7 +61,8 @@ done
 export PYTHONDONTWRITEBYTECODE=1
 "$python" -m pytest -q -p no:cacheprovider tests/server/test_server.py \
   tests/server/test_embedded_catalog.py tests/server/test_free_ports.py \
-  tests/server/test_sessions_ownership.py "$@" | tee "$out/py.log"
+  tests/server/test_sessions_ownership.py tests/server/test_runtime_sessions.py "$@" \
+  | tee "$out/py.log"
 line="$(grep -E '^server tests: ' "$out/py.log" | tail -1)"
 py_passed=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
 py_failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')

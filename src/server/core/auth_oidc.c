@@ -18,8 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/crypto.h>
-
 #include "auth/jws_alg.h"
 
 static int bearer_check(void *state, const auth_request *req, sqe_principal **principal,
@@ -43,40 +41,6 @@ int auth_oidc_bearer_provider(oidc_idp *idp, auth_provider *out, sqe_error *err)
     out->state = idp;
     out->check = bearer_check;
     return SQE_OK;
-}
-
-/* Reads a secret file: its first line, without the newline. */
-static int read_secret_file(const char *path, char **out, sqe_error *err) {
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return err_set(err, SQE_ERR_IO_ERROR, "cannot open %s", path);
-    char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    bool more = n == sizeof buf - 1 && fgetc(f) != EOF;
-    fclose(f);
-    buf[n] = 0;
-    buf[strcspn(buf, "\r\n")] = 0;
-    int rc = SQE_OK;
-    if (more)
-        rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s: longer than 4 KiB", path);
-    else if (!*buf)
-        rc = err_set(err, SQE_ERR_INVALID_ARGUMENTS, "%s: empty", path);
-    else if (!(*out = strdup(buf)))
-        rc = err_nomem(err, "client secret");
-    OPENSSL_cleanse(buf, sizeof buf);
-    return rc;
-}
-
-int auth_oidc_client_secret(const config_oidc *o, char **out, sqe_error *err) {
-    *out = NULL;
-    if (*o->client_secret_file) {
-        int rc = read_secret_file(o->client_secret_file, out, err);
-        if (rc) err_prefix(err, "[auth.oidc] client_secret_file");
-        return rc;
-    }
-    if (!*o->client_secret) return SQE_OK;
-    *out = strdup(o->client_secret);
-    return *out ? SQE_OK : err_nomem(err, "client secret");
 }
 
 int auth_oidc_idp_from_config(const config_oidc *o, oidc_idp **out, sqe_error *err) {

@@ -6,6 +6,7 @@
  * INTERFACE: session_store_create, session_store_load, session_store_open,
  *   session_store_resolve, session_store_save, session_store_close, session_store_count,
  *   session_store_sweep, session_store_flush, session_store_destroy, session_store_open_cred,
+ *   session_store_resolve_cred,
  *   session_store_set_validator (session_store.h);
  *   session_state_copy, sess_free (session_store_int.h).
  * NOTES:
@@ -399,6 +400,11 @@ static int revoked_token(sqe_error *err) {
 
 int session_store_resolve(session_store *store, const char *token, char **principal,
                           srv_session_state *state, sqe_error *err) {
+    return session_store_resolve_cred(store, token, principal, state, NULL, err);
+}
+
+int session_store_resolve_cred(session_store *store, const char *token, char **principal,
+                               srv_session_state *state, session_cred *cred, sqe_error *err) {
     if (!token || !*token) return unknown_token(err);
     unsigned char d[32];
     token_digest(token, d);
@@ -411,6 +417,7 @@ int session_store_resolve(session_store *store, const char *token, char **princi
         return revoked ? revoked_token(err) : unknown_token(err);
     }
     s->last_used_ms = now;
+    if (cred) *cred = s->cred;
     char *p = strdup(s->principal);
     srv_session_state copy;
     int rc = p ? SQE_OK : SQE_ERR_OUT_OF_MEMORY;

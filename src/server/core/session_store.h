@@ -31,7 +31,8 @@ typedef struct session_store session_store;
  * the server checked (for a users-file password: SHA-256 of the user and the file's hash entry,
  * never the password). method "" = none recorded (sessions saved by older versions). */
 typedef struct session_cred {
-    char method[16];              /* "password", "anonymous", or "" */
+    char method[24];              /* "password", "anonymous", "oidc_password",
+                                     "client_credentials", or "" */
     unsigned char fingerprint[32];
 } session_cred;
 
@@ -71,6 +72,10 @@ void session_store_set_validator(session_store *store, session_validator fn, voi
  * tokens fail with AUTH_ERR_UNAUTHENTICATED; outputs are untouched then. */
 int session_store_resolve(session_store *store, const char *token, char **principal,
                           srv_session_state *state, sqe_error *err);
+/* session_store_resolve also giving the credential the session was opened with (*cred, when
+ * not NULL). */
+int session_store_resolve_cred(session_store *store, const char *token, char **principal,
+                               srv_session_state *state, session_cred *cred, sqe_error *err);
 
 /* Replaces the saved state of token's session (copied; state->principal is ignored: a session
  * never changes owner). Fails like resolve for unknown or expired tokens. */

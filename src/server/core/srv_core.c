@@ -4,16 +4,23 @@
  * INTERFACE: srv_core_create, srv_core_hooks, srv_core_health, srv_core_auth,
  *   srv_core_sessions, srv_core_limits, srv_core_oidc_idp, srv_core_destroy (srv_core.h).
  * NOTES:
- * - Authentication: "Bearer <token>" resolves through the session store (a token handed out by a
- *   Flight handshake); everything else goes through the chain. [auth] mode = "password": the
- *   users file only. mode = "anonymous" (the embedded default): the users file first when one
- *   is configured (so Basic credentials are still checked), then anonymous access, from
- *   loopback peers only unless anonymous_loopback_only = false.
- * - Users' own bearer tokens: when a REST catalog uses auth = "session_bearer", a "Bearer" token
- *   that is no SQE session is accepted if that catalog accepts it (auth_catalog.h); the
- *   principal (the claimed user, method "bearer") carries the token, which the catalogs forward.
- * - Principals: the chain's providers give the user and the method; a session token gives
- *   method "session" (the session store keeps only the user name).
+ * - Authentication: "Bearer <token>" resolves through the session store first (a token handed
+ *   out by a Flight handshake); everything else goes through the chain of [auth] providers
+ *   (auth_oidc.h for the OIDC ones), or mode's chain when providers is empty: "password" = the
+ *   users file only; "anonymous" (the embedded default) = the users file first when one is
+ *   configured (so Basic credentials are still checked), then anonymous access, from loopback
+ *   peers only unless anonymous_loopback_only = false.
+ * - A bearer that is no SQE session goes to the chain when it has oidc_bearer; else, when a REST
+ *   catalog uses auth = "session_bearer", it is accepted if that catalog accepts it
+ *   (auth_catalog.h): the principal (the claimed user, method "bearer") carries the token,
+ *   which the catalogs forward.
+ * - The identity provider ([auth.oidc]) and the login cache of oidc_password and
+ *   client_credentials belong to the core, not the chain; the chain's providers borrow them.
+ * - Principals: the chain's providers build them (OIDC ones with groups, roles and token); a
+ *   session token gives method "session" (the session store keeps only the user name), except
+ *   a session opened by an identity-provider login (oidc_password, client_credentials): its
+ *   credential is the login's key, and each use gets the login's current principal, refreshed
+ *   when its token is about to expire; the session ends when that fails.
  * - Sessions are tied to the credential that opened them (session_store_open_cred): the
  *   validator re-checks it against the chain on every use, so a user removed from the users
  *   file, or whose password changed, loses their sessions at the next call (also sessions
@@ -35,6 +42,7 @@
 struct srv_core {
     auth_chain *auth;
     oidc_idp *idp;      /* [auth.oidc], when an oidc provider or token exchange uses it */
+    oidc_logins *logins; /* the logins of oidc_password and client_credentials, or NULL */
     bool chain_bearer;  /* a provider of the chain takes bearer tokens (oidc_bearer) */
     auth_catalog *catalog_bearer; /* REST catalog that checks users' own bearer tokens, or NULL */
     session_store *sessions;
@@ -45,6 +53,19 @@ struct srv_core {
 
 /* --- hooks ---------------------------------------------------------------------------------- */
 
+static bool oidc_login_method(const char *method) {
+    return !strcmp(method, "oidc_password") || !strcmp(method, "client_credentials");
+}
+
+/* The principal of a session of user opened with cred: an identity-provider login's current
+ * (refreshed) principal, else the user alone (method "session"). */
+static int session_principal(srv_core *core, const char *user, const session_cred *cred,
+                             sqe_principal **out, sqe_error *err) {
+    if (core->logins && oidc_login_method(cred->method))
+        return oidc_logins_current(core->logins, cred->fingerprint, out, err);
+    return sqe_principal_for_user(user, SQE_AUTH_SESSION, out, err);
+}
+
 static int hook_authenticate_cancellable(void *ud, const char *authorization, const char *user,
                                          const char *peer, bool (*gone)(void *gone_ctx),
                                          void *gone_ctx, sqe_principal **principal,
@@ -54,7 +75,8 @@ static int hook_authenticate_cancellable(void *ud, const char *authorization, co
         const char *tok = authorization + 7;
         while (*tok == ' ') tok++;
         char *p = NULL;
-        int rc = session_store_resolve(core->sessions, tok, &p, NULL, err);
+        session_cred cred;
+        int rc = session_store_resolve_cred(core->sessions, tok, &p, NULL, &cred, err);
         if (rc && core->chain_bearer) {
             /* not an SQE session: an identity provider's token for the chain */
             auth_request req = {authorization, user, peer, gone, gone_ctx};
@@ -76,7 +98,7 @@ static int hook_authenticate_cancellable(void *ud, const char *authorization, co
             return err_set(err, AUTH_ERR_UNAUTHENTICATED,
                            "The claimed user does not match the session's user");
         }
-        rc = sqe_principal_for_user(p, SQE_AUTH_SESSION, principal, err);
+        rc = session_principal(core, p, &cred, principal, err);
         free(p);
         return rc;
     }
@@ -94,6 +116,14 @@ static int session_credential(srv_core *core, const sqe_principal *principal, se
         const char *name;
     } kinds[] = {{SQE_AUTH_PASSWORD, "password"}, {SQE_AUTH_ANONYMOUS, "anonymous"}};
     memset(cred, 0, sizeof *cred);
+    if (core->logins && (principal->method == SQE_AUTH_OIDC_PASSWORD ||
+                         principal->method == SQE_AUTH_CLIENT_CREDENTIALS)) {
+        /* tied to the login (its tokens are refreshed for the session); never restored */
+        if (!oidc_logins_key(core->logins, principal, cred->fingerprint))
+            return err_set(err, AUTH_ERR_UNAUTHENTICATED, "The login has expired; log in again");
+        snprintf(cred->method, sizeof cred->method, "%s", sqe_auth_method_name(principal->method));
+        return SQE_OK;
+    }
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (principal->method != kinds[i].method && principal->method != SQE_AUTH_SESSION)
             continue;
@@ -111,6 +141,8 @@ static int session_credential(srv_core *core, const sqe_principal *principal, se
 static bool session_still_valid(void *ud, const char *user, const session_cred *cred) {
     srv_core *core = ud;
     sqe_auth_method method;
+    if (oidc_login_method(cred->method))
+        return core->logins && oidc_logins_known(core->logins, cred->fingerprint);
     if (!strcmp(cred->method, "password"))
         method = SQE_AUTH_PASSWORD;
     else if (!strcmp(cred->method, "anonymous"))
@@ -138,9 +170,11 @@ static int hook_session_open(void *ud, const sqe_principal *principal, char **to
 
 static int hook_session_resolve(void *ud, const char *token, sqe_principal **principal,
                                 srv_session_state *state, sqe_error *err) {
+    srv_core *core = ud;
     char *user = NULL;
-    SQE_TRY(session_store_resolve(((srv_core *)ud)->sessions, token, &user, state, err));
-    int rc = sqe_principal_for_user(user, SQE_AUTH_SESSION, principal, err);
+    session_cred cred;
+    SQE_TRY(session_store_resolve_cred(core->sessions, token, &user, state, &cred, err));
+    int rc = session_principal(core, user, &cred, principal, err);
     free(user);
     if (rc && state) srv_session_state_clear(state);
     return rc;
@@ -207,9 +241,10 @@ static int add_provider(srv_core *core, const config *cfg, const char *name, sqe
     } else if (!strcmp(name, "oidc_bearer")) {
         rc = auth_oidc_bearer_provider(core->idp, &p, err);
         core->chain_bearer = true;
+    } else if (!strcmp(name, "oidc_password")) {
+        rc = auth_oidc_password_provider(core->logins, &p, err);
     } else {
-        return err_set(err, SQE_ERR_INVALID_ARGUMENTS,
-                       "[auth] providers: \"%s\" cannot be used by this build yet", name);
+        rc = auth_oidc_client_credentials_provider(core->logins, &p, err);
     }
     return rc ? rc : auth_chain_add(core->auth, &p, err);
 }
@@ -220,6 +255,21 @@ static int build_chain(srv_core *core, const config *cfg, sqe_error *err) {
     bool oidc = config_auth_uses(cfg, "oidc_bearer") || config_auth_uses(cfg, "oidc_password") ||
                 config_auth_uses(cfg, "client_credentials");
     if (oidc) SQE_TRY(auth_oidc_idp_from_config(&a->oidc, &core->idp, err));
+    if (config_auth_uses(cfg, "oidc_password") || config_auth_uses(cfg, "client_credentials")) {
+        char *secret = NULL;
+        SQE_TRY(config_oidc_client_secret(&a->oidc, &secret, err));
+        oidc_logins_config lc = {.client_id = a->oidc.client_id,
+                                 .client_secret = secret,
+                                 .scope = a->oidc.scope,
+                                 .refresh_before_ms = a->oidc.refresh_before_ms,
+                                 .timeout_ms = a->oidc.http_timeout_ms};
+        int rc = oidc_logins_create(core->idp, &lc, &core->logins, err);
+        if (secret) {
+            OPENSSL_cleanse(secret, strlen(secret));
+            free(secret);
+        }
+        SQE_TRY(rc);
+    }
     SQE_TRY(auth_chain_set_impersonation(core->auth, a->impersonation_roles.items,
                                          a->impersonation_roles.n, err));
     if (a->providers.n) {
@@ -321,6 +371,7 @@ void srv_core_destroy(srv_core *core) {
     session_store_destroy(core->sessions);
     limits_destroy(core->limits);
     auth_chain_destroy(core->auth);
+    oidc_logins_destroy(core->logins);
     oidc_idp_destroy(core->idp);
     auth_catalog_destroy(core->catalog_bearer);
     free(core);

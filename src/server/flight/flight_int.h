@@ -82,7 +82,12 @@ typedef struct flight_session {
      * (NULL = the database's defaults), time zone, SET SESSION properties (name -> value as the
      * SQL text after '='), SQL prepared statements (PREPARE name -> statement text). */
     srv_session_state state;
-    int64_t last_used_ms;
+    int64_t created_ms, last_used_ms;
+    /* For system.runtime.sessions (flight_server_list_sessions): */
+    uint64_t id;                /* from srv->next_session_id: the shown session_id, never the key */
+    char auth_method[16];       /* how the call that opened it authenticated ("" = not yet) */
+    char peer[64];              /* that call's client address */
+    uint32_t running;           /* its statements executing or with a result not yet freed */
     struct flight_session *next;
 } flight_session;
 
@@ -153,6 +158,7 @@ struct flight_server {
     flight_prepared *prepared;
     flight_ticket *tickets;
     uint32_t running;           /* statements executing or streaming */
+    uint64_t next_session_id;   /* flight_session.id */
     flight_stream_count *streams; /* users with open DoGet streams */
     uint32_t streams_open;      /* DoGet streams of all users */
     uint32_t streams_max_total; /* n_workers - n_workers / 4: the rest serve other calls */
@@ -232,6 +238,13 @@ int flight_session_snapshot(flight_server *srv, const char *key, srv_session_sta
  * moves the saved state into it (saved keeps only its principal). */
 void flight_session_adopt(flight_server *srv, const char *key, srv_session_state *saved);
 void flight_session_drop(flight_server *srv, const char *key);
+/* Records, once, how the caller of session key authenticated and from where (the first call
+ * of a session is the one that opened it). */
+void flight_session_describe(flight_server *srv, const char *key, const sqe_principal *p,
+                             const char *peer);
+/* A statement of session key starts (+1) or ends (-1): the session is active meanwhile.
+ * Caller holds srv->lock. */
+void flight_session_running_locked(flight_server *srv, const char *key, int delta);
 
 /* ---- session state and statements (flight_session.c) -------------------------------------- */
 

@@ -374,7 +374,11 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
             memset(&st, 0, sizeof st);
             rc = h->session_resolve(h->ud, token, &principal, &st, err);
             if (rc && h->authenticate) {
+                /* a session that ended keeps its reason; any other token may be the user's
+                 * own (OIDC, or a REST catalog's) */
+                sqe_error first = err ? *err : (sqe_error){0};
                 rc = catalog_bearer(fc, authz, &principal, err);
+                if (rc && err && !strncmp(first.message, "Session ended", 13)) *err = first;
             } else if (rc) {
                 rc = auth_fail(fc, err, "invalid session token");
             } else {
@@ -458,6 +462,7 @@ static int authenticate(flight_call *fc, bool handshake, sqe_error *err) {
         return rc;
     }
     fc->principal = principal;
+    flight_session_describe(srv, fc->session_key, principal, fc->peer);
     return SQE_OK;
 }
 
@@ -486,6 +491,7 @@ int flight_stmt_begin(flight_call *fc, size_t sql_bytes, sqe_error *err) {
     }
     pthread_mutex_lock(&srv->lock);
     srv->running++;
+    flight_session_running_locked(srv, fc->session_key, +1);
     pthread_mutex_unlock(&srv->lock);
     return SQE_OK;
 }
@@ -496,6 +502,7 @@ void flight_stmt_end(flight_call *fc) {
     if (h->release) h->release(h->ud, fc->principal->user);
     pthread_mutex_lock(&srv->lock);
     if (srv->running) srv->running--;
+    flight_session_running_locked(srv, fc->session_key, -1);
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
 }

@@ -19,6 +19,7 @@
 
 #include "server/srv_hooks.h"
 #include "sqe/sqe.h"
+#include "sqe/sqe_values.h"
 
 /* Settings; flight_server_options_init fills the defaults. Strings are copied by create. */
 typedef struct flight_server_options {
@@ -92,5 +93,11 @@ void flight_server_begin_drain(flight_server *srv);
 /* Stops the server: cancels every call, joins the workers, frees pending results and sessions.
  * NULL is ignored. */
 void flight_server_destroy(flight_server *srv);
+
+/* Lists the server's sessions for system.runtime.sessions: emit(ctx, row, err) per session
+ * (session_id "flight-<n>", a counter, never the token), with the server's lock held (emit
+ * must not call back into the server). Returns SQE_OK or emit's first error. */
+int flight_server_list_sessions(flight_server *srv, sqe_session_emit emit, void *ctx,
+                                sqe_error *err);
 
 #endif

@@ -6,7 +6,9 @@
  * INTERFACE: flight_now_ms, flight_random_handle, flight_session_touch, flight_session_set,
  *            flight_session_put, flight_session_snapshot, flight_session_adopt,
  *            flight_session_drop, flight_state_free_all, flight_prepared_free,
- *            flight_ticket_free, flight_tickets_expire_locked (flight_int.h).
+ *            flight_ticket_free, flight_tickets_expire_locked, flight_session_describe,
+ *            flight_session_running_locked (flight_int.h); flight_server_list_sessions
+ *            (flight_server.h).
  * NOTES: handles are 128 random bits (getrandom) in hex, so one client cannot guess another's
  * prepared statement or result. Sessions idle for an hour are dropped when new ones are made.
  */
@@ -78,6 +80,8 @@ int flight_session_touch(flight_server *srv, const char *key, const char *princi
         }
         s = calloc(1, sizeof *s);
         if (s) {
+            s->id = ++srv->next_session_id;
+            s->created_ms = now;
             s->key = strdup(key);
             s->principal = strdup(principal ? principal : "anonymous");
         }
@@ -179,6 +183,53 @@ void flight_prepared_free(flight_prepared *p) {
     free(p);
 }
 
+void flight_session_describe(flight_server *srv, const char *key, const sqe_principal *p,
+                             const char *peer) {
+    if (!key || !p) return;
+    pthread_mutex_lock(&srv->lock);
+    flight_session *s = session_find(srv, key);
+    if (s && !s->auth_method[0]) {
+        snprintf(s->auth_method, sizeof s->auth_method, "%s", sqe_auth_method_name(p->method));
+        snprintf(s->peer, sizeof s->peer, "%s", peer ? peer : "");
+    }
+    pthread_mutex_unlock(&srv->lock);
+}
+
+void flight_session_running_locked(flight_server *srv, const char *key, int delta) {
+    flight_session *s = key ? session_find(srv, key) : NULL;
+    if (!s) return;
+    if (delta > 0) s->running++;
+    else if (s->running) s->running--;
+}
+
+int flight_server_list_sessions(flight_server *srv, sqe_session_emit emit, void *ctx,
+                                sqe_error *err) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t wall = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, mono = flight_now_ms();
+    int rc = SQE_OK;
+    pthread_mutex_lock(&srv->lock);
+    for (flight_session *s = srv->sessions; s && !rc; s = s->next) {
+        char id[32];
+        snprintf(id, sizeof id, "flight-%llu", (unsigned long long)s->id);
+        sqe_session_row row = {
+            .session_id = id,
+            .user = s->principal,
+            .auth_method = s->auth_method[0] ? s->auth_method : NULL,
+            .protocol = "flight",
+            .client_address = s->peer[0] ? s->peer : NULL,
+            .created_ms = wall - (mono - s->created_ms),
+            .last_used_ms = wall - (mono - s->last_used_ms),
+            .catalog = s->state.catalog,
+            .schema = s->state.schema,
+            .state = s->running ? "active" : "idle",
+        };
+        rc = emit(ctx, &row, err);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return rc;
+}
+
 void flight_ticket_free(flight_server *srv, flight_ticket *t) {
     if (!t) return;
     if (t->res) sqe_result_destroy(t->res);
@@ -188,6 +239,7 @@ void flight_ticket_free(flight_server *srv, flight_ticket *t) {
         const srv_hooks *h = &srv->opts.hooks;
         if (h->release) h->release(h->ud, t->principal);
         if (srv->running) srv->running--;
+        flight_session_running_locked(srv, t->session_key, -1);
         pthread_cond_broadcast(&srv->cond);
     }
     free(t->principal);

@@ -34,6 +34,7 @@ typedef struct trino_request {
     char *time_zone;   /* X-Trino-Time-Zone */
     char *source;      /* X-Trino-Source */
     char *client_tags; /* X-Trino-Client-Tags, as sent (comma-joined) */
+    char *client_address; /* the peer, "ip:port" (system.runtime.sessions), or NULL */
     trino_kv *session; /* X-Trino-Session, comma-joined and/or repeated */
     uint32_t n_session;
     trino_kv *prepared; /* X-Trino-Prepared-Statement */
@@ -124,6 +125,11 @@ uint32_t trino_registry_active(trino_registry *reg);
 uint32_t trino_registry_running(trino_registry *reg);
 /* Cancels every held query. */
 void trino_registry_cancel_all(trino_registry *reg);
+/* Lists the queries in progress as sessions (the Trino protocol keeps its session in the
+ * client, so what the server holds of one is its open queries): emit(ctx, row, err) per query,
+ * with registry and query locks held (emit must not call back into the server). */
+int trino_registry_list_sessions(trino_registry *reg, sqe_session_emit emit, void *ctx,
+                                 sqe_error *err);
 
 /* ---- JSON (trino_json.c) ------------------------------------------------------------------- */
 

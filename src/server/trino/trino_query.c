@@ -5,7 +5,7 @@
  *
  * INTERFACE: trino_registry_create, trino_registry_destroy, trino_query_submit,
  *   trino_query_fetch, trino_query_cancel, trino_registry_set_draining, trino_registry_active,
- *   trino_registry_running, trino_registry_cancel_all.
+ *   trino_registry_running, trino_registry_cancel_all, trino_registry_list_sessions.
  * NOTES:
  * - Sessions: the Trino protocol keeps the session in the client, which re-sends it with every
  *   request. So each query gets a fresh sqe_conn, restored from its headers (user, catalog,
@@ -882,6 +882,37 @@ uint32_t trino_registry_active(trino_registry *reg) {
     }
     pthread_mutex_unlock(&reg->lock);
     return n;
+}
+
+int trino_registry_list_sessions(trino_registry *reg, sqe_session_emit emit, void *ctx,
+                                 sqe_error *err) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t wall = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, mono = now_ms();
+    int rc = SQE_OK;
+    pthread_mutex_lock(&reg->lock);
+    for (trino_query *q = reg->open.head; q && !rc; q = q->next) {
+        pthread_mutex_lock(&q->lock);
+        const trino_request *r = &q->req;
+        sqe_session_row row = {
+            .session_id = q->id,
+            .user = r->user,
+            .auth_method = sqe_auth_method_name(r->principal ? r->principal->method
+                                                             : SQE_AUTH_NONE),
+            .protocol = "trino",
+            .source = r->source,
+            .client_address = r->client_address,
+            .created_ms = wall - (mono - q->created_ms),
+            .last_used_ms = wall - (mono - q->last_access_ms),
+            .catalog = r->catalog,
+            .schema = r->schema,
+            .state = q->worker_done ? "idle" : "active",
+        };
+        rc = emit(ctx, &row, err);
+        pthread_mutex_unlock(&q->lock);
+    }
+    pthread_mutex_unlock(&reg->lock);
+    return rc;
 }
 
 uint32_t trino_registry_running(trino_registry *reg) {

@@ -23,6 +23,7 @@ void trino_request_reset(trino_request *req) {
     free(req->schema);
     free(req->time_zone);
     free(req->source);
+    free(req->client_address);
     free(req->client_tags);
     for (uint32_t i = 0; i < req->n_session; i++) {
         free(req->session[i].name);

@@ -4,7 +4,8 @@
  * live in trino_query.c, request headers and replies in trino_request.c.
  *
  * INTERFACE: trino_server_options_init, trino_server_create, trino_server_port,
- *   trino_server_http, trino_server_begin_drain, trino_server_drain, trino_server_destroy (trino_server.h).
+ *   trino_server_http, trino_server_begin_drain, trino_server_drain, trino_server_destroy,
+ *   trino_server_list_sessions (trino_server.h).
  * Routes (auth = through opts.hooks when set):
  *   POST   /v1/statement                                  submit (body = SQL)        auth
  *   HEAD   /v1/statement                                  200 (JDBC connection check) auth
@@ -136,6 +137,9 @@ static void submit(void *ud, const http_request *hr, http_reply *reply) {
     trino_request req;
     memset(&req, 0, sizeof req);
     req.principal = sqe_principal_ref(hr->principal);
+    char peer[128];
+    http_request_peer(hr, peer, sizeof peer);
+    req.client_address = peer[0] ? strdup(peer) : NULL;
     if (hr->principal && !(req.user = strdup(hr->principal->user))) {
         trino_request_reset(&req);
         http_reply_text(reply, 500, NULL, "out of memory");
@@ -380,4 +384,9 @@ void trino_server_destroy(trino_server *srv) {
     trino_oauth2_destroy(srv->oauth2);
     free(srv->environment);
     free(srv);
+}
+
+int trino_server_list_sessions(trino_server *srv, sqe_session_emit emit, void *ctx,
+                               sqe_error *err) {
+    return trino_registry_list_sessions(srv->reg, emit, ctx, err);
 }

@@ -19,6 +19,7 @@
 #include "server/srv_hooks.h"
 #include "server/trino/trino_oauth2.h"
 #include "sqe/sqe.h"
+#include "sqe/sqe_values.h"
 
 /* Settings; trino_server_options_init fills the defaults (loopback, port 8080). `sqe serve`
  * fills it from the configuration ([coordinator], [query]) and its command line. */
@@ -99,5 +100,13 @@ void trino_server_begin_drain(trino_server *srv);
  * server. Worker threads still inside a long engine call are waited for (the engine has no
  * cancel hook yet; see docs/trino-protocol.md). NULL is ignored. */
 void trino_server_destroy(trino_server *srv);
+
+/* Lists the queries in progress as sessions for system.runtime.sessions (the Trino protocol
+ * keeps its session in the client: what the server holds of one is its open queries; the
+ * session_id is the query id, which without the nextUri slug grants nothing). emit(ctx, row,
+ * err) per query, with the server's locks held (emit must not call back into the server).
+ * Returns SQE_OK or emit's first error. */
+int trino_server_list_sessions(trino_server *srv, sqe_session_emit emit, void *ctx,
+                               sqe_error *err);
 
 #endif
