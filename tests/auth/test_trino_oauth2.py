@@ -39,15 +39,18 @@ PASSWORDS = {"alice": "alice-password", "bob": "bob-password"}
 
 @pytest.fixture(scope="module")
 def sqe(keycloak, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("oauth2")
+    secret = tmp / "oidc-secret"  # the code grant's client secret from a file
+    secret.write_text(keycloak_peer.client_secret("sqe") + "\n")
     toml = (
         '[auth]\nproviders = ["oidc_bearer"]\n'
         "[auth.oidc]\n"
         f'issuer = "{keycloak.issuer("sqe")}"\n'
         'client_id = "sqe"\n'
-        f'client_secret = "{keycloak_peer.client_secret("sqe")}"\n'
+        f'client_secret_file = "{secret}"\n'
         "allow_insecure_http = true\n"
         "external_authentication = true\n")
-    srv = serve(tmp_path_factory.mktemp("oauth2"), toml)
+    srv = serve(tmp, toml)
     keycloak.add_redirect_uri(srv.trino_url + "/oauth2/callback")
     yield srv
     log = stop_clean(srv)
@@ -342,3 +345,22 @@ def test_basic_credentials_get_no_login(sqe):
 def test_log_has_no_secrets(sqe):
     out = sqe.log_text()
     assert "sqe-test-secret" not in out and "code_verifier" not in out
+
+
+def test_challenges_are_no_failed_logins(sqe):
+    """Every login starts with a request without credentials (the CLI's names its user): many
+    of them must not put the user or the address into the failed-login backoff."""
+    s = session(sqe)
+    for _ in range(30):
+        redirect, token_url = challenge(sqe)
+        assert s.delete(token_url).status_code == 204
+    r = s.post(sqe.trino_url + "/v1/statement", data="SELECT 1",
+               headers={"X-Trino-User": "alice"})
+    assert r.status_code == 401 and "Too many failed" not in r.text, r.text
+    redirect, token_url = challenge(sqe)
+    assert Browser(sqe).login(redirect, "alice").status_code == 200
+    token = poll(sqe, token_url)["token"]
+    r = s.post(sqe.trino_url + "/v1/statement", data="SELECT current_user",
+               headers={"Authorization": "Bearer " + token, "X-Trino-User": "alice"})
+    assert r.status_code == 200, r.text
+    assert r.json()["id"]

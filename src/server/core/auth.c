@@ -362,8 +362,10 @@ static int chain_run(auth_chain *chain, const auth_request *req, sqe_principal *
     peer_address(req->peer, addr, sizeof addr);
     snprintf(key, sizeof key, "%s\n%s", user, addr);
     bool count_addr = req->authorization != NULL;
-    /* a bearer token names no user until it is checked: only its address is counted */
-    bool count_user = user[0] != 0;
+    /* a bearer token names no user until it is checked: only its address is counted; a
+     * request without credentials guesses nothing (it is how Trino's external authentication
+     * starts, with the user's X-Trino-User), so it is not counted at all */
+    bool count_user = user[0] != 0 && req->authorization != NULL;
     uint64_t digest = credentials_digest(req);
     int64_t now = mono_ms();
 
