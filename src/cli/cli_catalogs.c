@@ -106,6 +106,7 @@ static int open_rest(const config *cfg, const config_catalog *cc, sqe_db *db, ca
             .client_secret = secret,
             .audience = cc->audience,
             .timeout_ms = o->http_timeout_ms,
+            .allow_insecure_http = o->allow_insecure_http != 0,
         };
         rc.token_exchange = &xc;
     }

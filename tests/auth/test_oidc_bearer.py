@@ -313,3 +313,35 @@ def test_idp_unreachable_fails_closed(keycloak, tmp_path_factory):
     finally:
         stop_clean(s)
         relay.close()
+
+
+# --- Flight Handshake with a bearer --------------------------------------------------------------
+
+def handshake(server, tok):
+    """A Flight Handshake carrying `authorization: Bearer tok`; the answered authorization."""
+    import pyarrow.flight as fl
+
+    class Handler(fl.ClientAuthHandler):
+        def authenticate(self, outgoing, incoming):
+            outgoing.write(b"")
+
+        def get_token(self):
+            return b""
+
+    from pathlib import Path
+    client = fl.FlightClient(server.flight_uri, tls_root_certs=Path(server.cert).read_bytes())
+    try:
+        opts = fl.FlightCallOptions(headers=[(b"authorization", b"Bearer " + tok.encode())],
+                                    timeout=20)
+        client.authenticate(Handler(), options=opts)
+    finally:
+        client.close()
+
+
+def test_flight_handshake_with_bearer(keycloak, server):
+    handshake(server, token(keycloak, "alice"))  # accepted
+    import pyarrow.flight as fl
+    c = jwt_forge.claims_for(keycloak, "alice", exp=int(time.time()) - 60)
+    with pytest.raises(fl.FlightUnauthenticatedError) as e:
+        handshake(server, jwt_forge.sign_rs256(c, jwt_forge.new_rsa_key(), "no-such-kid"))
+    assert "(unknown_key)" in str(e.value), e.value

@@ -229,6 +229,14 @@ static void test_rest_exchange_refusals(void **state) {
     assert_int_equal(rest_exchange_token(x, NULL, 0, false, &tok, &err), SQE_ERR_UNAUTHENTICATED);
     assert_null(tok);
     assert_non_null(strstr(err.message, "audience catalog"));
+    /* a plain-http identity provider without allow_insecure_http: refused before any request */
+    assert_int_equal(rest_exchange_token(x, "subject-token-value", 0, false, &tok, &err),
+                     SQE_ERR_IO_ERROR);
+    assert_non_null(strstr(err.message, "not https"));
+    rest_exchange_destroy(x);
+    x = NULL;
+    xc.allow_insecure_http = true;
+    assert_int_equal(rest_exchange_create(&xc, &x, &err), SQE_OK);
     /* nobody on port 1: discovery fails with IO_ERROR naming the discovery URL, not the token */
     assert_int_equal(rest_exchange_token(x, "subject-token-value", 0, false, &tok, &err),
                      SQE_ERR_IO_ERROR);

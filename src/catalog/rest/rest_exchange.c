@@ -2,8 +2,9 @@
  * rest_exchange.c: per-user catalog tokens by token exchange (see rest_exchange.h).
  *
  * INTERFACE: see rest_exchange.h.
- * NOTES: the grant itself is auth/oidc_grant.h (oidc_grant_exchange); this file adds the one
- * discovery GET that finds the token endpoint and the per-user cache. The grant client is made
+ * NOTES: the grant itself is auth/oidc_grant.h (oidc_grant_exchange) and discovery is
+ * auth/oidc_idp.h's (issuer and URLs checked as for the server's own bearer tokens); this file
+ * adds the per-user cache. The grant client is made
  * once, after the first successful discovery, and then never changes (read without the lock
  * once set: it is published under the lock and only freed by destroy).
  */
@@ -15,15 +16,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "auth/oidc_grant.h"
-#include "common/strbuf.h"
-#include "io/http_client.h"
-
-#define DISCOVERY_MAX_BODY (256u * 1024u)
+#include "auth/oidc_idp.h"
 #define RENEW_BEFORE_MS 30000
 #define NO_LIFETIME_MS 60000
 
@@ -35,9 +32,9 @@ typedef struct xentry {
 } xentry;
 
 struct rest_exchange {
-    char *issuer, *discovery_url, *client_id, *client_secret, *audience, *ca_file;
+    char *client_id, *client_secret, *audience, *ca_file;
     int64_t timeout_ms;
-    http_client *http;              /* discovery */
+    oidc_idp *idp;                  /* discovery of the token endpoint */
     pthread_mutex_t lock;           /* grant (publication) and the cache */
     oidc_grant_client *grant;       /* NULL until discovery succeeded */
     xentry cache[REST_EXCHANGE_CACHE];
@@ -70,39 +67,24 @@ int rest_exchange_create(const rest_exchange_config *cfg, rest_exchange **out, s
     rest_exchange *x = calloc(1, sizeof *x);
     if (!x) return err_nomem(err, "token exchange");
     pthread_mutex_init(&x->lock, NULL);
-    x->issuer = strdup(cfg->issuer);
     x->client_id = strdup(cfg->client_id);
     x->audience = strdup(cfg->audience);
     x->client_secret = dup_or_null(cfg->client_secret);
     x->ca_file = dup_or_null(cfg->ca_file);
     x->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 10000;
-    if (cfg->discovery_url && *cfg->discovery_url) {
-        x->discovery_url = strdup(cfg->discovery_url);
-    } else if (x->issuer) {
-        strbuf u;
-        strbuf_init(&u);
-        size_t n = strlen(x->issuer);
-        strbuf_append(&u, x->issuer, n && x->issuer[n - 1] == '/' ? n - 1 : n);
-        strbuf_puts(&u, "/.well-known/openid-configuration");
-        x->discovery_url = u.failed ? NULL : strbuf_move(&u);
-        if (u.failed) strbuf_reset(&u);
-    }
-    if (!x->issuer || !x->client_id || !x->audience || !x->discovery_url ||
+    if (!x->client_id || !x->audience ||
         (cfg->client_secret && *cfg->client_secret && !x->client_secret) ||
         (cfg->ca_file && *cfg->ca_file && !x->ca_file)) {
         rest_exchange_destroy(x);
         return err_nomem(err, "token exchange");
     }
-    http_client_config hc = {
-        .name = "identity provider discovery",
-        .timeout_ms = (int)x->timeout_ms,
-        .total_timeout_ms = (int)(2 * x->timeout_ms),
-        .max_attempts = 2,
-        .max_body = DISCOVERY_MAX_BODY,
-        .pool_max = 1,
-        .ca_file = x->ca_file,
-    };
-    int rc = http_client_create(&hc, &x->http, err);
+    oidc_idp_config ic = {.issuer = cfg->issuer,
+                          .discovery_url = cfg->discovery_url,
+                          .audience = cfg->audience,
+                          .http_timeout_ms = x->timeout_ms,
+                          .allow_insecure_http = cfg->allow_insecure_http,
+                          .ca_file = x->ca_file};
+    int rc = oidc_idp_create(&ic, &x->idp, err);
     if (rc) {
         rest_exchange_destroy(x);
         return rc;
@@ -115,9 +97,7 @@ void rest_exchange_destroy(rest_exchange *x) {
     if (!x) return;
     for (int i = 0; i < REST_EXCHANGE_CACHE; i++) wipe_free(x->cache[i].token);
     oidc_grant_client_destroy(x->grant);
-    http_client_destroy(x->http);
-    free(x->issuer);
-    free(x->discovery_url);
+    oidc_idp_destroy(x->idp);
     free(x->client_id);
     wipe_free(x->client_secret);
     free(x->audience);
@@ -129,48 +109,16 @@ void rest_exchange_destroy(rest_exchange *x) {
 /* ---- discovery ---------------------------------------------------------------------------- */
 
 static int discover(rest_exchange *x, sqe_error *err) {
-    http_header hdrs[] = {{"Accept", "application/json"}};
-    http_request req = {.method = "GET", .url = x->discovery_url, .headers = hdrs,
-                        .n_headers = 1};
-    http_response resp;
-    memset(&resp, 0, sizeof resp);
-    int rc = http_client_send(x->http, &req, &resp, err);
+    oidc_endpoints ep;
+    int rc = oidc_idp_endpoints(x->idp, &ep, err);
+    if (!rc && !ep.token_endpoint)
+        rc = err_set(err, SQE_ERR_IO_ERROR, "the identity provider's discovery names no "
+                                            "token_endpoint");
     if (rc) {
         err_prefix(err, "token exchange discovery: ");
-        http_response_free(&resp);
         return rc;
     }
-    json_t *doc = NULL;
-    const char *endpoint = NULL;
-    if (resp.status != 200) {
-        rc = err_set(err, SQE_ERR_IO_ERROR,
-                     "token exchange discovery: %s answered HTTP %ld", x->discovery_url,
-                     resp.status);
-    } else {
-        json_error_t je;
-        doc = json_loadb(strbuf_cstr(&resp.body), resp.body.len, 0, &je);
-        json_t *iss = doc ? json_object_get(doc, "issuer") : NULL;
-        json_t *te = doc ? json_object_get(doc, "token_endpoint") : NULL;
-        if (!json_is_object(doc))
-            rc = err_set(err, SQE_ERR_IO_ERROR,
-                         "token exchange discovery: %s is not a JSON object", x->discovery_url);
-        else if (!json_is_string(iss) || strcmp(json_string_value(iss), x->issuer) != 0)
-            rc = err_set(err, SQE_ERR_IO_ERROR,
-                         "token exchange discovery: the issuer of %s is not %s",
-                         x->discovery_url, x->issuer);
-        else if (!json_is_string(te) || (strncmp(json_string_value(te), "https://", 8) &&
-                                         strncmp(json_string_value(te), "http://", 7)))
-            rc = err_set(err, SQE_ERR_IO_ERROR,
-                         "token exchange discovery: %s names no http(s) token_endpoint",
-                         x->discovery_url);
-        else if (!strncmp(json_string_value(te), "http://", 7) &&
-                 !strncmp(x->discovery_url, "https://", 8))
-            rc = err_set(err, SQE_ERR_IO_ERROR,
-                         "token exchange discovery: %s names a plain http token_endpoint",
-                         x->discovery_url);
-        else
-            endpoint = json_string_value(te);
-    }
+    const char *endpoint = ep.token_endpoint;
     oidc_grant_client *g = NULL;
     if (!rc) {
         oidc_grant_config gc = {.token_endpoint = endpoint, .client_id = x->client_id,
@@ -178,8 +126,6 @@ static int discover(rest_exchange *x, sqe_error *err) {
                                 .ca_file = x->ca_file};
         rc = oidc_grant_client_create(&gc, &g, err);
     }
-    json_decref(doc);
-    http_response_free(&resp);
     if (rc) return rc;
     pthread_mutex_lock(&x->lock);
     if (!x->grant) {

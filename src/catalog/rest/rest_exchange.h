@@ -46,6 +46,7 @@ typedef struct rest_exchange_config {
     const char *audience;      /* required: the catalog's audience */
     int64_t timeout_ms;        /* one request to the IdP; 0 = 10 s */
     const char *ca_file;       /* CA bundle or NULL */
+    bool allow_insecure_http;  /* [auth.oidc] allow_insecure_http: http IdP URLs to loopback */
 } rest_exchange_config;
 
 /* Creates an exchanger (strings copied; no request yet). INVALID_ARGUMENTS for a missing
