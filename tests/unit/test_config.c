@@ -663,6 +663,51 @@ static void test_hostile_config(void **state) {
     }
 }
 
+
+/* [auth] providers and [auth.oidc]: the chain's names, the keys each provider needs, plain http
+ * only to loopback, production mode's refusals; mode stays the shorthand. */
+static void test_auth_providers(void **state) {
+    (void)state;
+#define OIDC "[auth.oidc]\nissuer = \"https://idp.example.com/realms/sqe\"\naudience = \"sqe\"\n"
+    config cfg;
+    load_ok(&cfg, "[auth]\nproviders = [\"oidc_bearer\"]\n" OIDC);
+    assert_true(config_auth_uses(&cfg, "oidc_bearer"));
+    assert_false(config_auth_uses(&cfg, "anonymous"));
+    config_reset(&cfg);
+    load_ok(&cfg, ""); /* the embedded default: mode = anonymous without a users file */
+    assert_true(config_auth_uses(&cfg, "anonymous"));
+    assert_false(config_auth_uses(&cfg, "password"));
+    config_reset(&cfg);
+    load_bad("[auth]\nproviders = [\"oidc_bearer\", \"kerberos\"]\n", NULL,
+             "~sqe.toml:2: [auth] providers: unknown provider \"kerberos\"");
+    load_bad("[auth]\nproviders = [\"oidc_bearer\", \"oidc_bearer\"]\n" OIDC, NULL,
+             "~listed twice");
+    load_bad("[auth]\nproviders = [\"oidc_bearer\"]\n", NULL, "~[auth.oidc] issuer: required");
+    load_bad("[auth]\nproviders = [\"password\"]\n", NULL,
+             "~[auth] users_file: required by the password provider");
+    load_bad("[auth]\nproviders = [\"oidc_password\"]\n" OIDC, NULL,
+             "~[auth.oidc] client_id: required");
+    load_bad("[auth]\nproviders = [\"oidc_bearer\"]\n[auth.oidc]\nissuer = "
+             "\"http://127.0.0.1:8080/realms/sqe\"\naudience = \"sqe\"\n",
+             NULL, "~plain http is refused");
+    load_bad("[auth]\nproviders = [\"oidc_bearer\"]\n[auth.oidc]\nissuer = "
+             "\"http://idp.example.com/r\"\naudience = \"sqe\"\nallow_insecure_http = true\n",
+             NULL, "~only to a loopback host");
+    load_bad("[auth]\nproviders = [\"oidc_bearer\"]\n" OIDC "allowed_algorithms = [\"HS256\"]\n",
+             NULL, "~none and HMAC are never accepted");
+    load_bad("[auth]\nproviders = [\"password\"]\nusers_file = \"/u\"\n" OIDC
+             "client_id = \"sqe\"\nexternal_authentication = true\n",
+             NULL, "~needs the oidc_bearer provider");
+    load_bad("[coordinator]\nproduction_mode = true\n[auth]\nproviders = [\"oidc_bearer\", "
+             "\"anonymous\"]\n" OIDC,
+             NULL, "~anonymous access is refused in production mode");
+    load_bad("[coordinator]\nproduction_mode = true\n[auth]\nproviders = [\"oidc_bearer\"]\n"
+             "[auth.oidc]\nissuer = \"http://127.0.0.1:1/r\"\naudience = \"sqe\"\n"
+             "allow_insecure_http = true\n",
+             NULL, "~refused in production mode");
+#undef OIDC
+}
+
 /* docs/configuration.md documents every key (its environment variable is unique per key). */
 static void test_docs_cover_every_key(void **state) {
     (void)state;
@@ -753,6 +798,7 @@ int main(void) {
         cmocka_unit_test(test_production_mode), cmocka_unit_test(test_units),
         cmocka_unit_test(test_render),          cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_many_catalogs),   cmocka_unit_test(test_docs_cover_every_key),
+        cmocka_unit_test(test_auth_providers),
         cmocka_unit_test(test_hostile_config),  cmocka_unit_test(test_unsupported_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
