@@ -21,9 +21,9 @@
  *   not the address's failures (one valid account must not reset an address's guesses).
  *   Entries idle for ENTRY_TTL_MS are reused; when a table is full the stalest entry without
  *   pending attempts is evicted, so an attacker spraying users cannot grow memory.
- * - Requests without an Authorization header never count against the address (they cost no
- *   password check); they do count per (user, address). Requests naming no user (a bearer
- *   token without X-Trino-User) count against their address only. A login the password provider was too
+ * - Requests without an Authorization header count nowhere: they cost no check, and every
+ *   external (OAuth2) login starts with one. Requests naming no user (a bearer token without
+ *   X-Trino-User) count against their address only. A login the password provider was too
  *   busy to check (QUERY_QUEUE_FULL) or whose client went away before the check (USER_CANCELED)
  *   counts against its address, not its user.
  * - The peer key leaves out the port (a client reconnecting gets a new one).
