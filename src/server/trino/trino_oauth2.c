@@ -61,7 +61,7 @@ typedef struct login {
     char state[ID_LEN + 1]; /* "" until initiated, and again once used */
     char verifier[64];
     char redirect_uri[512];
-    char addr[64];          /* the challenged client's address, without port */
+    char addr[96];          /* the challenged client's address, without port */
     int64_t expires_ms;
     char *token;
     char error[sizeof(((sqe_error *)0)->message)];
@@ -223,7 +223,7 @@ void trino_oauth2_challenge(void *ud, const struct http_request *req, struct htt
     trino_oauth2 *f = ud;
     const char *authz = http_request_header(req, "Authorization");
     if (reply->status != 401 || (authz && strncasecmp(authz, "Bearer ", 7) != 0)) return;
-    char poll_id[ID_LEN + 1], login_id[ID_LEN + 1], addr[64];
+    char poll_id[ID_LEN + 1], login_id[ID_LEN + 1], addr[96];
     sqe_error e;
     if (oidc_random_state(poll_id, sizeof poll_id, &e) != SQE_OK ||
         oidc_random_state(login_id, sizeof login_id, &e) != SQE_OK)
