@@ -23,6 +23,7 @@
 #include <openssl/rand.h>
 
 #include "common/base64.h"
+#include "common/mem.h"
 #include "io/http_client.h"
 
 #define MAX_EXPIRES_S (10LL * 366 * 24 * 3600)
@@ -44,12 +45,6 @@ static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void wipe_free(char *s) {
-    if (!s) return;
-    OPENSSL_cleanse(s, strlen(s));
-    free(s);
 }
 
 static void sb_wipe(strbuf *sb) {
@@ -159,9 +154,9 @@ int oidc_random_state(char *buf, size_t n, sqe_error *err) {
 
 void oidc_tokens_clear(oidc_tokens *t) {
     if (!t) return;
-    wipe_free(t->access_token);
-    wipe_free(t->refresh_token);
-    wipe_free(t->id_token);
+    mem_free_secret(t->access_token);
+    mem_free_secret(t->refresh_token);
+    mem_free_secret(t->id_token);
     free(t->token_type);
     free(t->scope);
     free(t->issued_token_type);
@@ -317,9 +312,9 @@ void oidc_grant_client_destroy(oidc_grant_client *c) {
     free(c->endpoint);
     free(c->endpoint_shown);
     free(c->client_id);
-    wipe_free(c->client_secret);
+    mem_free_secret(c->client_secret);
     free(c->scope);
-    wipe_free(c->basic);
+    mem_free_secret(c->basic);
     free(c);
 }
 

@@ -129,3 +129,9 @@ void mem_free(mem_tracker *t, void *p) {
     mem_release(t, (int64_t)n);
     free(base);
 }
+
+void mem_free_secret(char *s) {
+    if (!s) return;
+    explicit_bzero(s, strlen(s));
+    free(s);
+}

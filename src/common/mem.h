@@ -58,4 +58,8 @@ void *mem_calloc(mem_tracker *t, size_t n, sqe_error *err);
 void *mem_realloc(mem_tracker *t, void *p, size_t n, sqe_error *err);
 void mem_free(mem_tracker *t, void *p);
 
+/* Frees a NUL-terminated secret (token, password, key) after overwriting its bytes, so freed
+ * memory never holds it. NULL is ignored. */
+void mem_free_secret(char *s);
+
 #endif

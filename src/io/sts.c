@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/mem.h"
 #include "common/strbuf.h"
 #include "io/http_client.h"
 
@@ -50,13 +51,6 @@ static int64_t wall_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void wipe_free(char *s) {
-    if (!s) return;
-    volatile char *p = s;
-    while (*p) *p++ = 0;
-    free(s);
-}
-
 static bool empty(const char *s) { return !s || !*s; }
 
 static bool session_name_ok(const char *s) {
@@ -72,7 +66,7 @@ const char *io_sts_role(const io_sts *s) { return s ? s->role_arn : ""; }
 void io_sts_destroy(io_sts *s) {
     if (!s) return;
     for (int i = 0; i < STS_CACHE_ENTRIES; i++) {
-        wipe_free(s->cache[i].token);
+        mem_free_secret(s->cache[i].token);
         io_identity_unref(s->cache[i].id);
     }
     free(s->endpoint);
@@ -302,9 +296,9 @@ static int assume(io_sts *s, const char *token, io_identity **id, int64_t *refre
         if (rc) err_prefix(err, "the credentials STS gave for role %s", s->role_arn);
         *refresh_ms = expires_s * 1000 - STS_REFRESH_MARGIN_MS;
     }
-    wipe_free(key);
-    wipe_free(secret);
-    wipe_free(session);
+    mem_free_secret(key);
+    mem_free_secret(secret);
+    mem_free_secret(session);
     free(expiration);
     sb_wipe(&resp.body);
     http_response_free(&resp);
@@ -346,7 +340,7 @@ int io_sts_identity(io_sts *s, const char *web_token, io_identity **out, sqe_err
                 if (s->cache[i].refresh_ms < s->cache[slot].refresh_ms) slot = i;
         }
         sts_entry *e = &s->cache[slot];
-        wipe_free(e->token);
+        mem_free_secret(e->token);
         io_identity_unref(e->id);
         e->token = copy;
         e->id = io_identity_ref(id);
@@ -354,7 +348,7 @@ int io_sts_identity(io_sts *s, const char *web_token, io_identity **out, sqe_err
         copy = NULL;
         pthread_mutex_unlock(&s->lock);
     }
-    wipe_free(copy);
+    mem_free_secret(copy);
     *out = id;
     return SQE_OK;
 }

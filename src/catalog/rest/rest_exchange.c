@@ -21,6 +21,7 @@
 
 #include "auth/oidc_grant.h"
 #include "auth/oidc_idp.h"
+#include "common/mem.h"
 #define RENEW_BEFORE_MS 30000
 #define NO_LIFETIME_MS 60000
 
@@ -45,12 +46,6 @@ static int64_t wall_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void wipe_free(char *s) {
-    if (!s) return;
-    OPENSSL_cleanse(s, strlen(s));
-    free(s);
 }
 
 static char *dup_or_null(const char *s) { return s && *s ? strdup(s) : NULL; }
@@ -95,11 +90,11 @@ int rest_exchange_create(const rest_exchange_config *cfg, rest_exchange **out, s
 
 void rest_exchange_destroy(rest_exchange *x) {
     if (!x) return;
-    for (int i = 0; i < REST_EXCHANGE_CACHE; i++) wipe_free(x->cache[i].token);
+    for (int i = 0; i < REST_EXCHANGE_CACHE; i++) mem_free_secret(x->cache[i].token);
     oidc_grant_client_destroy(x->grant);
     oidc_idp_destroy(x->idp);
     free(x->client_id);
-    wipe_free(x->client_secret);
+    mem_free_secret(x->client_secret);
     free(x->audience);
     free(x->ca_file);
     pthread_mutex_destroy(&x->lock);
@@ -146,7 +141,7 @@ static xentry *find(rest_exchange *x, const unsigned char key[32]) {
 }
 
 static void drop(xentry *e) {
-    wipe_free(e->token);
+    mem_free_secret(e->token);
     memset(e, 0, sizeof *e);
 }
 
@@ -221,8 +216,8 @@ int rest_exchange_token(rest_exchange *x, const char *subject_token, int64_t sub
     char *keep = strdup(t.access_token);
     oidc_tokens_clear(&t);
     if (!mine || !keep) {
-        wipe_free(mine);
-        wipe_free(keep);
+        mem_free_secret(mine);
+        mem_free_secret(keep);
         return err_nomem(err, "token exchange");
     }
     pthread_mutex_lock(&x->lock);

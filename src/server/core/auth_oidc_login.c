@@ -41,6 +41,7 @@
 #include <openssl/rand.h>
 
 #include "auth/oidc_grant.h"
+#include "common/mem.h"
 
 #define LOGIN_SLOTS 1024
 
@@ -70,15 +71,9 @@ static int64_t wall_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void wipe_free(char *s) {
-    if (!s) return;
-    OPENSSL_cleanse(s, strlen(s));
-    free(s);
-}
-
 static void login_clear(login *l) {
     sqe_principal_unref(l->principal);
-    wipe_free(l->refresh_token);
+    mem_free_secret(l->refresh_token);
     memset(l, 0, sizeof *l);
 }
 
@@ -121,7 +116,7 @@ void oidc_logins_destroy(oidc_logins *ls) {
     for (int i = 0; i < LOGIN_SLOTS; i++) login_clear(&ls->slots[i]);
     oidc_grant_client_destroy(ls->grants);
     free(ls->client_id);
-    wipe_free(ls->client_secret);
+    mem_free_secret(ls->client_secret);
     free(ls->scope);
     OPENSSL_cleanse(ls->hmac_key, sizeof ls->hmac_key);
     pthread_mutex_destroy(&ls->mu);
@@ -288,7 +283,7 @@ static int refresh_login(oidc_logins *ls, const unsigned char key[32], char *ref
     oidc_tokens t;
     memset(&t, 0, sizeof t);
     if (!rc) rc = oidc_grant_refresh(g, refresh, &t, err);
-    wipe_free(refresh);
+    mem_free_secret(refresh);
     if (rc) return rc;
     return keep(ls, key, &t, method, out, err);
 }
